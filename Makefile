@@ -1,0 +1,39 @@
+# Two commands a newcomer needs: `make site` and `make test`. Each makes its own .venv.
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+
+.PHONY: site serve preview test lint clean
+
+$(BIN)/python:
+	$(PY) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+
+.stamp-install: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install -q -e .
+	touch $@
+
+.stamp-test: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install -q -e '.[test]'
+	touch $@ .stamp-install
+
+site: .stamp-install
+	$(BIN)/mkdocs build --strict --site-dir site
+
+serve: .stamp-install
+	GLOSS_PREVIEW=1 $(BIN)/mkdocs serve --dev-addr 127.0.0.1:8000
+
+preview: .stamp-install
+	GLOSS_PREVIEW=1 $(BIN)/mkdocs build --site-dir site-preview
+
+test: .stamp-test
+	$(BIN)/python -m pytest -q
+	$(BIN)/ruff check site_plugins measure tests bench
+	$(BIN)/mypy
+
+lint: .stamp-test
+	$(BIN)/ruff check site_plugins measure tests bench
+	$(BIN)/mypy
+
+clean:
+	rm -rf $(VENV) site site-preview .stamp-install .stamp-test

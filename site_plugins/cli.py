@@ -1,0 +1,50 @@
+"""``gloss``: the command line the MkDocs plugins share their logic with.
+
+Each command group lives in its own module and is imported only when asked for, so ``gloss --help``
+and ``gloss measure ...`` run on a verification node without MkDocs, and nothing imports PyCUDA unless a
+GPU command runs. Exit codes: 0 ok, 1 check failed, 2 usage or environment error.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from collections.abc import Callable, Sequence
+
+# command -> (module, function, one-line help)
+COMMANDS: dict[str, tuple[str, str, str]] = {
+    "check": ("site_plugins.content_cli", "main", "validate every term and lesson (the build's checks)"),
+    "measure": ("measure.cli", "main", "run, verify and list measurements (run needs a verification node)"),
+    "links": ("site_plugins.links.cli", "main", "check source links and record evidence"),
+    "new": ("site_plugins.signoff_cli", "new_main", "scaffold a new term or lesson"),
+    "sign": ("site_plugins.signoff_cli", "sign_main", "sign an entry as its author or reviewer"),
+    "status": ("site_plugins.signoff_cli", "status_main", "show each entry's sign-off state"),
+    "diff": ("site_plugins.signoff_cli", "diff_main", "show what changed in an entry since sign-off"),
+}
+
+
+def usage() -> str:
+    width = max(len(c) for c in COMMANDS)
+    lines = ["usage: gloss COMMAND [ARGS...]", "", "commands:"]
+    lines += [f"  {name:<{width}}  {help_}" for name, (_, _, help_) in COMMANDS.items()]
+    lines += ["", "Run 'gloss COMMAND --help' for a command's options."]
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if not args or args[0] in ("-h", "--help"):
+        print(usage())
+        return 0 if args else 2
+    name, rest = args[0], args[1:]
+    if name not in COMMANDS:
+        print(f"gloss: unknown command '{name}'\n\n{usage()}", file=sys.stderr)
+        return 2
+    module_name, func_name, _ = COMMANDS[name]
+    module = importlib.import_module(module_name)
+    func: Callable[[list[str]], int] = getattr(module, func_name)
+    return func(rest)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
