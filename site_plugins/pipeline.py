@@ -1,0 +1,191 @@
+"""The build, as one pure function: files on disk in, every generated page's Markdown and every problem out.
+
+The MkDocs plugin calls :func:`prepare` once per build and then only hands pages their Markdown. Tests
+call it directly, without MkDocs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+from site_plugins import measured, publish, render
+from site_plugins.content import (
+    Content,
+    Entry,
+    Excerpt,
+    LessonMeta,
+    TermMeta,
+    excerpt,
+    linked_src_uris,
+    load_content,
+    parse_entry,
+    regions,
+)
+from site_plugins.diagrams import render_diagram
+from site_plugins.messages import Problem
+from site_plugins.schema import line_of
+
+GLOSSARY_INDEX = "terms/index.md"
+LESSON_INDEX = "lessons/index.md"
+MEASUREMENTS_PAGE = "measurements.md"
+
+
+@dataclass
+class Build:
+    """What one build produces: generated or rewritten Markdown per docs path, and what to drop."""
+
+    pages: dict[str, str] = field(default_factory=dict)  # docs src_uri -> Markdown
+    hidden: dict[str, str] = field(default_factory=dict)  # docs src_uri of unpublished entries -> title
+    code_files: dict[str, str] = field(default_factory=dict)  # code/x/y.cu -> file text (raw copy)
+    term_tips: dict[str, str] = field(default_factory=dict)  # docs src_uri of a term -> its definition
+    problems: list[Problem] = field(default_factory=list)
+    states: dict[str, publish.EntryState] = field(default_factory=dict)
+    content: Content = field(default_factory=Content)
+
+
+def entry_excerpts(root: Path, entry: Entry) -> tuple[list[Excerpt], list[Problem]]:
+    m = entry.meta
+    out: list[Excerpt] = []
+    problems: list[Problem] = []
+    if isinstance(m, TermMeta):
+        for i, ref in enumerate(m.code):
+            ex, problem = excerpt(root, ref, entry.path, line_of(m, "code", i))
+            if ex:
+                out.append(ex)
+            if problem:
+                problems.append(problem)
+    elif isinstance(m, LessonMeta) and (root / m.code).is_dir():
+        for file in sorted((root / m.code).iterdir()):
+            if file.suffix in (".cu", ".cuh") and file.is_file():
+                text = file.read_text(encoding="utf-8")
+                rel = file.relative_to(root).as_posix()
+                out.append(Excerpt(rel, "", text, 1, "cuda"))
+    return out, problems
+
+
+def expand_body(entry: Entry, view: measured.ResultsView, preview: bool) -> measured.Expansion:
+    return measured.expand(entry.body, path=entry.path, first_line=entry.body_line, view=view, preview=preview)
+
+
+def signable(root: Path, entry: Entry, view: measured.ResultsView) -> publish.Signable:
+    """What a sign-off of ``entry`` covers: its text, the values it shows, the code it quotes."""
+    expansion = expand_body(entry, view, preview=False)
+    excerpts, _ = entry_excerpts(root, entry)
+    quoted = tuple(ex.text for ex in excerpts if ex.region) if entry.kind == "term" else ()
+    return publish.Signable(entry.path, entry.text, tuple(expansion.shown_values), quoted)
+
+
+def signable_at(root: Path, view: measured.ResultsView, content: Content) -> Callable[[str, str], publish.Signable]:
+    """A callable for the sign-off module: the Signable of an entry's file at some other text."""
+
+    def at(path: str, text: str) -> publish.Signable:
+        current = next((e for e in content.entries() if e.path == path), None)
+        if current is None:
+            return publish.Signable(path, text)
+        entry, _ = parse_entry(current.kind, path, current.src_uri, text)
+        return signable(root, entry, view) if entry else publish.Signable(path, text)
+
+    return at
+
+
+def prepare(root: Path, docs_dir: str = "content", *, preview: bool = False,
+            checked: Callable[[str], str | None] | None = None) -> Build:
+    """Load, check and render every entry and generated page. ``checked(url)`` gives a source's
+    last successful check date (YYYY-MM-DD) or None."""
+    content, problems = load_content(root, docs_dir)
+    build = Build(problems=list(problems), content=content)
+    view = measured.load_view(root)
+    checked = checked or (lambda url: None)
+    signables = [signable(root, e, view) for e in content.entries()]
+    states, state_problems = publish.decide(root, signables, preview=preview)
+    build.states = states
+    build.problems += state_problems
+
+    def visible(e: Entry) -> bool:
+        return preview or states[e.path].published
+
+    # Render the last signed version where sign-off says so; otherwise the working copy.
+    shown: dict[str, Entry] = {}
+    for e in content.entries():
+        st = states[e.path]
+        if not visible(e):
+            build.hidden[e.src_uri] = e.title
+            continue
+        if st.text is not None and st.text != e.text and not preview:
+            old, _ = parse_entry(e.kind, e.path, e.src_uri, st.text)
+            shown[e.src_uri] = old or e
+        else:
+            shown[e.src_uri] = e
+
+    backlinks: dict[str, list[Entry]] = {}
+    for lesson in content.lessons.values():
+        targets = set(linked_src_uris(lesson))
+        if isinstance(lesson.meta, LessonMeta):
+            targets |= {content.terms[s].src_uri for s in lesson.meta.introduces if s in content.terms}
+        for uri in targets:
+            backlinks.setdefault(uri, []).append(lesson)
+
+    embedded_by: dict[str, list[tuple[str, str]]] = {}
+    for uri, e in shown.items():
+        st = states[e.path]
+        expansion = expand_body(e, view, preview)
+        build.problems += expansion.problems
+        for exp_id in expansion.experiments:
+            embedded_by.setdefault(exp_id, []).append((e.title, uri))
+        excerpts, _ = entry_excerpts(root, e)
+        for ex in excerpts:
+            build.code_files[ex.file] = (root / ex.file).read_text(encoding="utf-8")
+        diagram_svg = None
+        if isinstance(e.meta, TermMeta) and e.meta.diagram is not None:
+            d = e.meta.diagram
+            try:
+                diagram_svg = render_diagram(d.name, d.preset, d.params, d.alt)
+            except KeyError:
+                diagram_svg = None  # already reported by the content check
+        urls = [s.url for s in e.meta.sources]
+        dates = {u: checked(u) for u in urls}
+        last = min(dates.values()) if urls and all(dates.values()) else None  # type: ignore[type-var]
+        banner = st.banner if preview and not st.published else (st.banner if preview else None)
+        parts = render.PageParts(body=expansion.markdown, excerpts=excerpts if e.kind == "term" else excerpts,
+                                 diagram_svg=diagram_svg, checked=dates,
+                                 byline=render.render_byline(st, last, bool(urls)), banner=banner)
+        if e.kind == "term":
+            md = render.render_term(e, parts, content=content, visible=visible, backlinks=backlinks.get(uri, []))
+            build.term_tips[uri] = e.lede
+        else:
+            md = render.render_lesson(e, parts, content=content, visible=visible)
+        build.pages[uri] = md
+
+    pending = sum(1 for e in content.entries() if not states[e.path].published)
+    terms = [e for e in shown.values() if e.kind == "term"]
+    lessons = [e for e in shown.values() if e.kind == "lesson"]
+    build.pages[GLOSSARY_INDEX] = render.render_glossary_index(GLOSSARY_INDEX, terms, pending)
+    build.pages[LESSON_INDEX] = render.render_lesson_index(LESSON_INDEX, lessons, pending)
+    build.pages[MEASUREMENTS_PAGE] = measured.measurements_page(view, embedded_by)
+    for file, text in build.code_files.items():
+        language = "cuda" if PurePosixPath(file).suffix in (".cu", ".cuh") else "text"
+        build.pages[render.code_page_uri(file)] = render.render_code_page(file, text, regions(text), language)
+
+    # Links from shown pages to hidden drafts become plain text, with a warning naming both pages.
+    for uri, md in list(build.pages.items()):
+        new, hits = render.unlink_hidden(md, uri, build.hidden)
+        if hits:
+            build.pages[uri] = new
+            source = shown.get(uri)
+            where = source.path if source else f"{docs_dir}/{uri}"
+            for target in hits:
+                line = _line_mentioning(source.text, PurePosixPath(target).name) if source else 0
+                build.problems.append(Problem(
+                    where, line, f"links to draft '{docs_dir}/{target}', which is not published",
+                    "the link is shown as plain text until that entry is signed off"))
+    build.problems = sorted(set(build.problems))
+    return build
+
+
+def _line_mentioning(text: str, needle: str) -> int:
+    for n, line in enumerate(text.splitlines(), start=1):
+        if needle in line:
+            return n
+    return 0

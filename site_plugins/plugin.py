@@ -1,0 +1,107 @@
+"""The MkDocs plugin: thin event adapters over :mod:`site_plugins.pipeline`.
+
+Content problems are warnings on ``mkdocs.plugins.gloss`` (``mkdocs build --strict`` fails on them,
+``mkdocs serve`` shows them and keeps serving); structural problems raise ``PluginError``.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from pathlib import Path
+from typing import Any
+
+from mkdocs.config import base
+from mkdocs.config import config_options as c
+from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.exceptions import PluginError
+from mkdocs.plugins import BasePlugin
+from mkdocs.structure.files import File, Files
+from mkdocs.structure.pages import Page
+
+from site_plugins import pipeline, render
+
+log = logging.getLogger("mkdocs.plugins.gloss")
+
+ASSETS = Path(__file__).parent / "assets"
+CSS = "assets/gloss/gloss.css"
+
+
+class GlossConfig(base.Config):
+    preview = c.Type(bool, default=False)
+    """Show drafts (with a banner) instead of leaving them out; GLOSS_PREVIEW=1 also turns it on."""
+    evidence_file = c.Type(str, default="links-evidence.json")
+    """The link evidence file, relative to mkdocs.yml."""
+    evidence_max_age_days = c.Type(int, default=365)
+    """Evidence older than this is reported as a warning."""
+
+
+class GlossPlugin(BasePlugin[GlossConfig]):
+    def __init__(self) -> None:
+        self.build: pipeline.Build | None = None
+        self.root = Path.cwd()
+        self.docs_dir = "content"
+
+    @property
+    def preview(self) -> bool:
+        return bool(self.config.preview) or os.environ.get("GLOSS_PREVIEW", "") not in ("", "0")
+
+    def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
+        self.root = Path(config.config_file_path or ".").resolve().parent
+        docs = Path(config.docs_dir).resolve()
+        try:
+            self.docs_dir = docs.relative_to(self.root).as_posix()
+        except ValueError as exc:
+            raise PluginError(f"gloss: docs_dir {docs} must lie inside the project at {self.root}") from exc
+        config.extra_css.append(CSS)
+        return config
+
+    def on_files(self, files: Files, /, *, config: MkDocsConfig) -> Files:
+        self.build = build = pipeline.prepare(self.root, self.docs_dir, preview=self.preview,
+                                              checked=self._checked())
+        for problem in build.problems:
+            log.warning(str(problem))
+        for uri in build.hidden:
+            f = files.get_file_from_path(uri)
+            if f is not None:
+                files.remove(f)
+        for uri, markdown in build.pages.items():
+            if files.get_file_from_path(uri) is None:
+                files.append(File.generated(config, uri, content=markdown))
+        for file, text in build.code_files.items():
+            if files.get_file_from_path(file) is None:
+                files.append(File.generated(config, file, content=text))
+        for asset in sorted(ASSETS.rglob("*")):
+            if asset.is_file():
+                uri = f"assets/gloss/{asset.relative_to(ASSETS).as_posix()}"
+                if files.get_file_from_path(uri) is None:
+                    files.append(File.generated(config, uri, abs_src_path=str(asset)))
+        return files
+
+    def on_page_markdown(self, markdown: str, /, *, page: Page, config: MkDocsConfig, files: Files) -> str:
+        build = self.build
+        if build is None:
+            raise PluginError("gloss: on_page_markdown before on_files")
+        uri = page.file.src_uri
+        markdown = build.pages.get(uri, markdown)
+        if uri not in build.pages:  # hand-written pages such as the home page
+            markdown, hits = render.unlink_hidden(markdown, uri, build.hidden)
+            for target in hits:
+                log.warning(f"{self.docs_dir}/{uri}:0: links to draft '{self.docs_dir}/{target}', which is not "
+                            "published; the link is shown as plain text until that entry is signed off")
+        return render.add_term_tips(markdown, uri, build.term_tips)
+
+    def on_serve(self, server: Any, /, *, config: MkDocsConfig, builder: Any) -> Any:
+        for extra in ("code", "measure/results", "signoff.yaml", self.config.evidence_file):
+            path = self.root / extra
+            if path.exists():
+                server.watch(str(path))
+        return server
+
+    def _checked(self) -> Any:
+        try:
+            from site_plugins.links import evidence  # the link checker's evidence module, once present
+        except ImportError:
+            return None
+        make = getattr(evidence, "checked_on_function", None)
+        return make(self.root / self.config.evidence_file) if make else None

@@ -1,0 +1,257 @@
+"""Rendering: pure functions from the content model to the Markdown MkDocs turns into pages.
+
+A term page follows one anatomy, in this order: definition lede, body (whose last section may be
+"Measured"), Diagram, Code, Related terms, Where you meet this, Sources, Byline. Links between pages
+are written as relative ``.md`` links so MkDocs checks and rewrites them like hand-written ones.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from html import escape
+from pathlib import PurePosixPath
+
+from site_plugins.content import Content, Entry, Excerpt, LessonMeta, TermMeta, md_links, normalise
+from site_plugins.publish import EntryState
+
+PENDING_SENTENCE = "This entry stays a draft until a named author and a different named reviewer sign it."
+
+
+def rel(from_src_uri: str, to_src_uri: str) -> str:
+    """Relative link from one docs file to another, as written in Markdown."""
+    src = PurePosixPath(from_src_uri).parent.parts
+    dst = PurePosixPath(to_src_uri).parts
+    common = 0
+    while common < min(len(src), len(dst) - 1) and src[common] == dst[common]:
+        common += 1
+    return "/".join([".."] * (len(src) - common) + list(dst[common:]))
+
+
+def code_page_uri(file: str) -> str:
+    """Docs path of the generated page that shows a whole source file."""
+    return f"{file}.md"
+
+
+def lesson_label(lesson: Entry) -> str:
+    assert isinstance(lesson.meta, LessonMeta)
+    return f"Day {lesson.meta.day}: {lesson.meta.title}"
+
+
+@dataclass(frozen=True)
+class PageParts:
+    """Everything a term or lesson page shows besides its own model, gathered by the plugin."""
+
+    body: str  # the body after measurement embeds were expanded
+    excerpts: Sequence[Excerpt] = ()
+    diagram_svg: str | None = None
+    checked: Mapping[str, str | None] = field(default_factory=dict)  # source url -> "YYYY-MM-DD" | None
+    byline: str = ""
+    banner: str | None = None
+
+
+def _lede(text: str) -> str:
+    return f'<p class="gloss-lede">{escape(text)}</p>\n'
+
+
+def _banner(text: str | None) -> str:
+    if not text:
+        return ""
+    return f'!!! warning "Draft: not published"\n\n    {text}\n\n'
+
+
+def render_term(entry: Entry, parts: PageParts, *, content: Content, visible: Callable[[Entry], bool],
+                backlinks: Sequence[Entry]) -> str:
+    m = entry.meta
+    assert isinstance(m, TermMeta)
+    out = [f"# {m.title}\n", _banner(parts.banner), _lede(m.definition), "\n", parts.body.strip("\n"), "\n"]
+    if m.diagram is not None and parts.diagram_svg:
+        caption = m.diagram.caption or m.diagram.alt
+        out += ["\n## Diagram\n\n", '<figure class="gloss-figure" markdown="0">\n', parts.diagram_svg,
+                f"\n<figcaption>{escape(caption)}</figcaption>\n</figure>\n"]
+    if parts.excerpts:
+        out.append("\n## Code\n")
+        for ref, ex in zip(m.code, parts.excerpts, strict=False):
+            last = ex.first_line + ex.text.count("\n")
+            link = rel(entry.src_uri, code_page_uri(ex.file))
+            out.append(f"\nFrom [{ex.file}]({link}), region `{ex.region}` (lines {ex.first_line}–{last})"
+                       + (f": {ref.caption}" if ref.caption else "") + "\n\n")
+            out.append(f'```{ex.language} linenums="{ex.first_line}"\n{ex.text}\n```\n')
+    related = [content.terms[s] for s in m.related if s in content.terms and visible(content.terms[s])]
+    if related:
+        out.append("\n## Related terms\n\n")
+        out += [f"- [{t.title}]({rel(entry.src_uri, t.src_uri)}): {t.lede}\n" for t in related]
+    meet = _where_you_meet(entry, m, content, visible, backlinks)
+    if meet:
+        out.append("\n## Where you meet this\n\n")
+        out += meet
+    out += _sources(m.sources, parts.checked)
+    out.append(parts.byline)
+    return "".join(out)
+
+
+def _where_you_meet(entry: Entry, m: TermMeta, content: Content, visible: Callable[[Entry], bool],
+                    backlinks: Sequence[Entry]) -> list[str]:
+    lines = []
+    listed = set()
+    for ref in m.lessons:
+        lesson = content.lessons.get(ref.lesson)
+        if lesson is None or not visible(lesson):
+            continue
+        listed.add(lesson.slug)
+        lines.append(f"- [{lesson_label(lesson)}]({rel(entry.src_uri, lesson.src_uri)}): {ref.why}\n")
+    for lesson in sorted(backlinks, key=_day):
+        if lesson.slug in listed or not visible(lesson):
+            continue
+        listed.add(lesson.slug)
+        lines.append(f"- [{lesson_label(lesson)}]({rel(entry.src_uri, lesson.src_uri)}): links here"
+                     f" ({lesson.lede})\n")
+    return lines
+
+
+def _day(lesson: Entry) -> int:
+    return lesson.meta.day if isinstance(lesson.meta, LessonMeta) else 0
+
+
+def _sources(sources: Sequence[object], checked: Mapping[str, str | None]) -> list[str]:
+    if not sources:
+        return []
+    out = ["\n## Sources\n\n"]
+    for src in sources:
+        title, url = src.title, src.url  # type: ignore[attr-defined]
+        day = checked.get(url)
+        note = f"checked {day}" if day else "not yet checked"
+        out.append(f"- [{title}]({url}) <span class=\"gloss-checked\">({note})</span>\n")
+    return out
+
+
+def render_lesson(entry: Entry, parts: PageParts, *, content: Content, visible: Callable[[Entry], bool]) -> str:
+    m = entry.meta
+    assert isinstance(m, LessonMeta)
+    out = [f"# Day {m.day}: {m.title}\n", _banner(parts.banner), _lede(m.summary), "\n",
+           parts.body.strip("\n"), "\n"]
+    terms = [content.terms[s] for s in m.introduces if s in content.terms and visible(content.terms[s])]
+    if terms:
+        out.append("\n## Terms introduced\n\n")
+        out += [f"- [{t.title}]({rel(entry.src_uri, t.src_uri)}): {t.lede}\n" for t in terms]
+    if parts.excerpts:
+        out.append("\n## Code\n\n")
+        out += [f"- [{ex.file}]({rel(entry.src_uri, code_page_uri(ex.file))})\n" for ex in parts.excerpts]
+    out += _sources(m.sources, parts.checked)
+    out.append(parts.byline)
+    return "".join(out)
+
+
+def render_byline(state: EntryState, last_checked: str | None, any_sources: bool) -> str:
+    b = state.byline
+    checked = (f" Last checked on {last_checked}." if last_checked
+               else " Sources not yet checked." if any_sources else "")
+    if state.state == "signed" or (state.published and b.author and b.reviewer):
+        text = (f"Written by {b.author}. Reviewed by {b.reviewer}. Written on {b.written_on}.{checked}")
+        return f'\n---\n\n<p class="gloss-byline">{escape(text)}</p>\n'
+    author = b.author or "pending"
+    reviewer = b.reviewer or "pending"
+    text = f"Written by: {author}. Reviewed by: {reviewer}.{checked}"
+    return (f'\n---\n\n<p class="gloss-byline">{escape(text)}</p>\n'
+            f'<p class="gloss-byline-note">{PENDING_SENTENCE}</p>\n')
+
+
+def render_glossary_index(index_uri: str, terms: Sequence[Entry], pending: int) -> str:
+    out = ["# Glossary\n\n", "Every term with its one-line definition, A to Z.\n\n"]
+    if pending:
+        out.append(_pending_note(pending))
+    letter = ""
+    for t in sorted(terms, key=lambda e: _sort_key(e)):
+        first = _sort_key(t)[0][:1].upper()
+        if first != letter:
+            letter = first
+            out.append(f"\n## {letter}\n\n")
+        out.append(f"- [{_short_name(t)}]({rel(index_uri, t.src_uri)}): {t.lede}\n")
+    if not terms:
+        out.append("\nNo term is published yet.\n")
+    return "".join(out)
+
+
+def _short_name(term: Entry) -> str:
+    """'What is tiling in CUDA?' -> 'Tiling'; falls back to the slug in words."""
+    import re
+
+    m = re.match(r"^What (?:is|are) (?:an? |the )?(.+?)(?: in CUDA)?\?$", term.title)
+    name = m.group(1) if m else term.slug.replace("-", " ")
+    return name[:1].upper() + name[1:]
+
+
+def _sort_key(term: Entry) -> tuple[str, str]:
+    return (_short_name(term).lower(), term.slug)
+
+
+def render_lesson_index(index_uri: str, lessons: Sequence[Entry], pending: int) -> str:
+    out = ["# Lessons\n\n", "The lessons by day, each with what it covers.\n\n"]
+    if pending:
+        out.append(_pending_note(pending))
+    for lesson in sorted(lessons, key=_day):
+        out.append(f"- [{lesson_label(lesson)}]({rel(index_uri, lesson.src_uri)}): {lesson.lede}\n")
+    if not lessons:
+        out.append("\nNo lesson is published yet.\n")
+    return "".join(out)
+
+
+def _pending_note(pending: int) -> str:
+    noun = "entry awaits" if pending == 1 else "entries await"
+    return f'<p class="gloss-pending">{pending} {noun} sign-off and {"is" if pending == 1 else "are"} ' \
+           "not shown here yet.</p>\n\n"
+
+
+def render_code_page(file: str, source: str, regions: Mapping[str, tuple[int, int]], language: str) -> str:
+    name = PurePosixPath(file).name
+    out = [f"# {file}\n\n",
+           f"The whole file, as measured. [Download {name}]({name}).\n\n"]
+    if regions:
+        out.append("Named regions quoted by the glossary: "
+                   + ", ".join(f"`{n}` (lines {a}–{b})" for n, (a, b) in sorted(regions.items(), key=lambda i: i[1]))
+                   + ".\n\n")
+    out.append(f'```{language} linenums="1"\n{source.rstrip()}\n```\n')
+    return "".join(out)
+
+
+def unlink_hidden(markdown: str, page_src_uri: str, hidden: Mapping[str, str]) -> tuple[str, list[str]]:
+    """Turn links to hidden (draft) pages into their plain text; returns the hidden targets hit."""
+    base = PurePosixPath(page_src_uri).parent
+    hits: list[str] = []
+
+    def swap(m: object) -> str:
+        import re
+
+        assert isinstance(m, re.Match)
+        target = m.group("target")
+        if "://" in target:
+            return str(m.group(0))
+        uri = normalise(base / target)
+        if uri in hidden:
+            hits.append(uri)
+            return str(m.group("text"))
+        return str(m.group(0))
+
+    return md_links().sub(swap, markdown), hits
+
+
+def add_term_tips(markdown: str, page_src_uri: str, tips: Mapping[str, str]) -> str:
+    """Give every link to a term a title holding its definition, shown as a tooltip on hover."""
+    import re
+
+    base = PurePosixPath(page_src_uri).parent
+
+    def swap(m: re.Match[str]) -> str:
+        whole = m.group(0)
+        target = m.group("target")
+        if "://" in target or whole.endswith('")'):
+            return whole
+        uri = normalise(base / target)
+        tip = tips.get(uri)
+        if tip is None:
+            return whole
+        anchor = m.group("anchor") or ""
+        title = tip.replace('"', "&quot;")
+        return f'[{m.group("text")}]({target}{anchor} "{title}")'
+
+    return md_links().sub(swap, markdown)
