@@ -217,16 +217,16 @@ def _signatures(e: EntrySignoff) -> Iterable[tuple[str, Signature]]:
 
 def _integrity(reg: Registry) -> list[Problem]:
     problems: list[Problem] = []
-    seen: dict[str, str] = {}
+    seen: set[str] = set()
     for i, p in enumerate(reg.people):
         ln = schema.line_of(reg, "people", i)
-        for what, value in (("name", p.name), ("handle", p.handle)):
+        for value in (p.name, p.handle):
             if value is None:
                 continue
             if value in seen:
-                problems.append(Problem(FILE, ln, f"'{value}' is registered twice ({seen[value]} and {what})",
+                problems.append(Problem(FILE, ln, f"'{value}' is registered twice",
                                         "keep one entry per person, with a unique name and handle"))
-            seen[value] = what
+            seen.add(value)
     names = reg.names()
     for path, e in reg.entries.items():
         for role, sig in _signatures(e):
@@ -528,7 +528,8 @@ def write_entry(root: Path, path: str, record: EntrySignoff) -> None:
 
     target = root / FILE
     y = _yaml()
-    original = target.read_text(encoding="utf-8") if target.is_file() else HEADER
+    empty = HEADER + "people: []\nentries: {}\n"
+    original = target.read_text(encoding="utf-8") if target.is_file() else empty
     doc = y.load(original)
     if doc is None:
         doc = CommentedMap()
@@ -546,9 +547,13 @@ def write_entry(root: Path, path: str, record: EntrySignoff) -> None:
     buf = io.StringIO()
     y.dump(doc, buf)
     text = buf.getvalue()
-    _, problems = parse(text)
-    if problems:  # never replace a good file with one we cannot read back
-        raise Refused("the updated signoff.yaml would not read back:\n" + "\n".join(str(p) for p in problems))
+    # Never replace a good file with one that does not read back as what was meant.
+    node, problems = schema.parse_yaml(text, FILE)
+    back, more = schema.build(Registry, node, FILE) if not problems else (None, [])
+    problems += more
+    if back is None or problems or back.entries.get(path) != record:
+        raise Refused("the updated signoff.yaml would not read back as written:\n"
+                      + "\n".join(str(p) for p in problems))
     _atomic_write(target, text)
 
 

@@ -1,0 +1,309 @@
+"""The pure core of sign-off: parsing signoff.yaml, fingerprints, states, planning a signature."""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+from pathlib import Path
+
+import pytest
+from signoff_helpers import PEOPLE, T1, T2
+
+from site_plugins import signoff
+from site_plugins.publish import Signable, decide
+
+PATH = "content/terms/tiling.md"
+TEXT = "---\ntitle: T\n---\nBody.\n"
+S = Signable(PATH, TEXT, ("1.25 ms", "410 GB/s"), ("__syncthreads();",))
+
+
+def fp(s: Signable = S) -> str:
+    return signoff.fingerprint(s)
+
+
+def sig(name: str, s: Signable = S, on: object = "2026-12-01T10:00:00Z") -> str:
+    return f"{{name: {name}, on: {on}, fingerprint: '{fp(s)}'}}"
+
+
+def registry(entries: str = "") -> signoff.Registry:
+    reg, problems = signoff.parse(PEOPLE + "entries:\n" + entries if entries else PEOPLE)
+    assert problems == []
+    return reg
+
+
+# --- fingerprints -----------------------------------------------------------------------------------
+
+
+def test_fingerprint_is_sha256_of_the_documented_canonical_encoding() -> None:
+    payload = {"v": 1, "text": TEXT, "shown_values": ["1.25 ms", "410 GB/s"],
+               "quoted_code": ["__syncthreads();"]}
+    raw = json.dumps(payload, ensure_ascii=False, sort_keys=True, separators=(",", ":")).encode()
+    assert fp() == "sha256:" + hashlib.sha256(raw).hexdigest()
+    # Golden: changing the encoding would void every recorded signature.
+    assert fp() == "sha256:dd7c63313fcda36f7b8c2f0124bcd88ce0da8f3807a810c4b3f19712ea9028f5"
+
+
+@pytest.mark.parametrize("other", [
+    dataclasses.replace(S, text=TEXT + "More.\n"),
+    dataclasses.replace(S, shown_values=("1.26 ms", "410 GB/s")),
+    dataclasses.replace(S, shown_values=("410 GB/s", "1.25 ms")),  # order is part of what was shown
+    dataclasses.replace(S, shown_values=("1.25 ms",)),
+    dataclasses.replace(S, quoted_code=("__syncthreads(); ",)),
+    dataclasses.replace(S, quoted_code=()),
+    dataclasses.replace(S, shown_values=("1.25 ms", "410 GB/s", "")),
+])
+def test_any_change_to_text_values_or_code_changes_the_fingerprint(other: Signable) -> None:
+    assert fp(other) != fp()
+
+
+def test_fingerprint_ignores_path_and_crlf_line_ends() -> None:
+    assert fp(dataclasses.replace(S, path="content/terms/other.md")) == fp()
+    assert fp(dataclasses.replace(S, text=TEXT.replace("\n", "\r\n"))) == fp()
+
+
+def test_changed_parts_names_what_changed() -> None:
+    c = signoff.covers(S)
+    assert signoff.changed_parts(c, S) == []
+    assert signoff.changed_parts(c, dataclasses.replace(S, text="x")) == ["text"]
+    both = dataclasses.replace(S, shown_values=(), quoted_code=())
+    assert signoff.changed_parts(c, both) == ["measured values", "quoted code"]
+
+
+# --- reading signoff.yaml ---------------------------------------------------------------------------
+
+
+def test_the_shipped_registry_is_empty_and_valid() -> None:
+    root = Path(__file__).resolve().parents[2]
+    text = (root / "signoff.yaml").read_text(encoding="utf-8")
+    reg, problems = signoff.parse(text)
+    assert problems == []
+    assert reg.people == [] and reg.entries == {}
+    assert text.lstrip().startswith("#")  # the format is explained in the file
+
+
+def test_missing_or_empty_file_is_an_empty_registry(tmp_path: Path) -> None:
+    assert signoff.load(tmp_path) == (signoff.Registry(), [])
+    assert signoff.parse("# nothing yet\n") == (signoff.Registry(), [])
+
+
+def test_a_full_record_parses() -> None:
+    reg = registry(f"  {PATH}:\n    author: {sig('Ada Author')}\n    reviewer: {sig('Rex Reviewer')}\n")
+    e = reg.entries[PATH]
+    assert e.author is not None and e.author.name == "Ada Author" and e.author.on == T1
+    assert reg.person("rex") == signoff.Person(name="Rex Reviewer", handle="rex")
+    assert reg.person("Sam Self") is not None and reg.person("Zed") is None
+
+
+BAD = [
+    ("people: [\n", "signoff.yaml:2: malformed YAML: expected the node content, but found '<stream end>'; "
+                    "fix the YAML syntax at this line"),
+    ("people:\n  - name: Ada Author\n    nick: ada\n",
+     "signoff.yaml:3: unknown key 'people[0].nick'; allowed keys: name, handle, email"),
+    ("people:\n  - handle: ada\n",
+     "signoff.yaml:2: missing required key 'people[0].name'; "
+     "add 'name:' (the name as it appears in bylines, e.g. Ada Author)"),
+    (PEOPLE + "  - name: Ada Author\n",
+     "signoff.yaml:7: 'Ada Author' is registered twice; "
+     "keep one entry per person, with a unique name and handle"),
+    (PEOPLE + f"entries:\n  {PATH}:\n    author: {{name: Ada Author, on: 2026-12-01, fingerprint: x}}\n",
+     "signoff.yaml:9: 'entries.content/terms/tiling.md.author.on' must be a date and time "
+     "(YYYY-MM-DDTHH:MM:SSZ), got a date; write entries.content/terms/tiling.md.author.on as a date and time "
+     "(YYYY-MM-DDTHH:MM:SSZ)"),
+    (PEOPLE + f"entries:\n  {PATH}:\n    author: {{name: Ada Author, on: 2026-12-01T10:00:00Z, "
+              "fingerprint: x}\n",
+     "signoff.yaml:9: 'entries.content/terms/tiling.md.author.fingerprint' is not a sha256 fingerprint; "
+     "sign again: gloss sign content/terms/tiling.md --as author --name NAME"),
+    (PEOPLE + f"entries:\n  {PATH}:\n    author: {sig('Zed Nobody')}\n",
+     "signoff.yaml:9: 'Zed Nobody' signed content/terms/tiling.md as author but is not registered; "
+     "add them under 'people:' or remove the signature"),
+    (PEOPLE + f"entries:\n  {PATH}:\n    author: {sig('Sam Self')}\n    reviewer: {sig('Sam Self')}\n",
+     "signoff.yaml:10: Sam Self is both author and reviewer of content/terms/tiling.md; "
+     "a different registered person must review; remove the self-review"),
+    (PEOPLE + f"entries:\n  {PATH}:\n    author: {sig('Ada Author')}\n"
+              f"    reviewer: {sig('Rex Reviewer', dataclasses.replace(S, text='old'))}\n",
+     "signoff.yaml:10: the reviewer of content/terms/tiling.md signed a different version than the author; "
+     "the reviewer signs again: gloss sign content/terms/tiling.md --as reviewer --name NAME"),
+    (PEOPLE + f"entries:\n  {PATH}:\n    reviewer: {sig('Rex Reviewer')}\n",
+     "signoff.yaml:9: content/terms/tiling.md has a review but no author sign-off; "
+     "the author signs first: gloss sign content/terms/tiling.md --as author --name NAME"),
+    (PEOPLE + f"entries:\n  {PATH}:\n    author: {sig('Ada Author')}\n    commit: abc\n",
+     "signoff.yaml:10: unknown key 'entries.content/terms/tiling.md.commit'; "
+     "allowed keys: author, reviewer, previous"),
+]
+
+
+@pytest.mark.parametrize(("text", "message"), BAD, ids=[m.split(": ", 2)[1][:40] for _, m in BAD])
+def test_malformed_registry_gives_located_messages(text: str, message: str) -> None:
+    _, problems = signoff.parse(text)
+    assert [str(p) for p in problems] == [message]
+
+
+def test_one_bad_signature_does_not_discard_the_rest() -> None:
+    other = "content/terms/other.md"
+    reg, problems = signoff.parse(PEOPLE + f"entries:\n  {PATH}:\n    author: {{name: Ada Author}}\n"
+                                  f"  {other}:\n    author: {sig('Ada Author')}\n")
+    assert len(problems) == 2  # 'on' and 'fingerprint' missing
+    assert PATH not in reg.entries and other in reg.entries
+    assert [p.name for p in reg.people] == ["Ada Author", "Rex Reviewer", "Sam Self"]
+
+
+# --- states -----------------------------------------------------------------------------------------
+
+OLD = dataclasses.replace(S, text=TEXT.replace("Body.", "Old body."))
+NEW_VALUES = dataclasses.replace(S, shown_values=("1.31 ms", "402 GB/s"))
+
+STATES = [
+    # (entries yaml, signable, state, missing)
+    ("", S, "draft", ("author sign-off", "review by a registered person other than the author")),
+    (f"  {PATH}:\n    author: {sig('Ada Author')}\n", S, "awaiting-review",
+     ("review by a registered person other than the author",)),
+    (f"  {PATH}:\n    author: {sig('Ada Author', OLD)}\n", S, "draft",
+     ("author sign-off of the current content (Ada Author signed an earlier version)",
+      "review by a registered person other than the author")),
+    (f"  {PATH}:\n    author: {sig('Ada Author')}\n    reviewer: {sig('Rex Reviewer')}\n", S, "signed", ()),
+    (f"  {PATH}:\n    author: {sig('Ada Author')}\n    reviewer: {sig('Rex Reviewer')}\n", OLD, "changed",
+     ("author sign-off of the current content (Ada Author signed an earlier version)",
+      "review of the current content (Rex Reviewer reviewed an earlier version)")),
+    (f"  {PATH}:\n    author: {sig('Ada Author')}\n    reviewer: {sig('Ada Author')}\n", S,
+     "awaiting-review", ("review by someone other than the author (Ada Author reviewed their own entry)",)),
+    (f"  {PATH}:\n    author: {sig('Ada Author')}\n    reviewer: {sig('Zed Nobody')}\n", S,
+     "awaiting-review", ("review by a registered person (Zed Nobody is not registered)",)),
+    (f"  {PATH}:\n    author: {sig('Zed Nobody')}\n    reviewer: {sig('Rex Reviewer')}\n", S, "draft",
+     ("author sign-off by a registered person (Zed Nobody is not registered)",)),
+    (f"  {PATH}:\n    author: {sig('Ada Author')}\n    reviewer: {sig('Rex Reviewer', OLD)}\n", S,
+     "awaiting-review", ("review by a registered person other than the author",)),
+    # Mid re-sign: the author signed the change, the previous pair still covers the published version.
+    (f"  {PATH}:\n    author: {sig('Ada Author')}\n    previous:\n      author: {sig('Ada Author', OLD)}\n"
+     f"      reviewer: {sig('Rex Reviewer', OLD)}\n", S, "changed",
+     ("review by a registered person other than the author",)),
+    # ...and if the working copy goes back to the signed version, it is signed again.
+    (f"  {PATH}:\n    author: {sig('Ada Author')}\n    previous:\n      author: {sig('Ada Author', OLD)}\n"
+     f"      reviewer: {sig('Rex Reviewer', OLD)}\n", OLD, "signed",
+     ("author sign-off of the current content (Ada Author signed an earlier version)",
+      "review by a registered person other than the author")),
+]
+
+
+@pytest.mark.parametrize(("entries", "signable", "state", "missing"), STATES)
+def test_states(entries: str, signable: Signable, state: str, missing: tuple[str, ...]) -> None:
+    reg, _ = signoff.parse(PEOPLE + ("entries:\n" + entries if entries else ""))
+    a = signoff.assess(reg, signable)
+    assert (a.state, a.missing) == (state, missing)
+    assert a.fingerprint == fp(signable)
+
+
+def test_changed_says_which_parts_changed() -> None:
+    entries = f"  {PATH}:\n    author: {sig('Ada Author')}\n    reviewer: {sig('Rex Reviewer')}\n"
+    reg = registry(entries)
+    # Without 'covers' digests nothing can be said about the parts.
+    assert signoff.assess(reg, NEW_VALUES).changed == ()
+    c = signoff.covers(S)
+    cov = f"{{text: '{c.text}', values: '{c.values}', code: '{c.code}'}}"
+    with_covers = entries.replace("fingerprint:", f"covers: {cov}, fingerprint:")
+    reg = registry(with_covers)
+    assert signoff.assess(reg, NEW_VALUES).changed == ("measured values",)
+
+
+# --- planning a signature ---------------------------------------------------------------------------
+
+
+def plan(entries: str, role: signoff.Role, name: str, s: Signable = S) -> signoff.EntrySignoff:
+    record, _ = signoff.plan_signature(registry(entries), s, role, name, on=T2, commit=None)
+    return record
+
+
+REFUSALS = [
+    ("", "author", "Zed Nobody",
+     "'Zed Nobody' is not registered in signoff.yaml; add them under 'people:' first "
+     "(registered: Ada Author, Rex Reviewer, Sam Self)"),
+    ("", "reviewer", "Rex Reviewer",
+     "content/terms/tiling.md has no author sign-off of its current content; the author signs first "
+     "(gloss sign content/terms/tiling.md --as author --name NAME)"),
+    (f"  {PATH}:\n    author: {sig('Ada Author', OLD)}\n", "reviewer", "Rex Reviewer",
+     "content/terms/tiling.md has no author sign-off of its current content; the author signs first "
+     "(gloss sign content/terms/tiling.md --as author --name NAME)"),
+    (f"  {PATH}:\n    author: {sig('Sam Self')}\n", "reviewer", "Sam Self",
+     "Sam Self signed content/terms/tiling.md as author and cannot also review it; "
+     "ask another registered person to review"),
+    (f"  {PATH}:\n    author: {sig('Ada Author')}\n", "reviewer", "ada",
+     "Ada Author signed content/terms/tiling.md as author and cannot also review it; "
+     "ask another registered person to review"),
+    (f"  {PATH}:\n    author: {sig('Ada Author')}\n", "author", "Ada Author",
+     "Ada Author already signed the current content of content/terms/tiling.md as author; nothing to do"),
+    (f"  {PATH}:\n    author: {sig('Ada Author')}\n    reviewer: {sig('Rex Reviewer')}\n", "reviewer", "rex",
+     "Rex Reviewer already reviewed the current content of content/terms/tiling.md; nothing to do"),
+    (f"  {PATH}:\n    author: {sig('Ada Author')}\n    reviewer: {sig('Rex Reviewer')}\n", "author", "rex",
+     "Rex Reviewer reviewed content/terms/tiling.md and cannot also sign it as author; "
+     "an author and a different reviewer must sign"),
+]
+
+
+@pytest.mark.parametrize(("entries", "role", "name", "message"), REFUSALS)
+def test_refusals(entries: str, role: signoff.Role, name: str, message: str) -> None:
+    with pytest.raises(signoff.Refused) as exc:
+        plan(entries, role, name)
+    assert str(exc.value) == message
+
+
+def test_author_then_reviewer_makes_a_signed_pair() -> None:
+    rec = plan("", "author", "ada")
+    assert rec.author is not None and rec.author.name == "Ada Author" and rec.author.on == T2
+    assert rec.author.fingerprint == fp() and rec.author.covers == signoff.covers(S)
+    reg = dataclasses.replace(registry(), entries={PATH: rec})
+    rec2, sig2 = signoff.plan_signature(reg, S, "reviewer", "Rex Reviewer", on=T2, commit="a" * 40)
+    assert rec2.author == rec.author and rec2.reviewer == sig2 and sig2.commit == "a" * 40
+    reg = dataclasses.replace(reg, entries={PATH: rec2})
+    assert signoff.assess(reg, S).state == "signed"
+
+
+def test_resigning_a_changed_entry_keeps_the_published_pair_until_review() -> None:
+    signed = f"  {PATH}:\n    author: {sig('Ada Author', OLD)}\n    reviewer: {sig('Rex Reviewer', OLD)}\n"
+    rec = plan(signed, "author", "Sam Self")  # authorship may pass on; the old pair stays as 'previous'
+    assert rec.reviewer is None and rec.previous is not None
+    assert rec.previous.author is not None and rec.previous.author.fingerprint == fp(OLD)
+    reg = dataclasses.replace(registry(), entries={PATH: rec})
+    a = signoff.assess(reg, S)
+    assert a.state == "changed" and a.served == rec.previous
+    rec2, _ = signoff.plan_signature(reg, S, "reviewer", "Ada Author", on=T2, commit=None)
+    assert rec2.previous is None  # complete again: the old pair is no longer what is published
+    assert signoff.assess(dataclasses.replace(reg, entries={PATH: rec2}), S).state == "signed"
+
+
+# --- decide: what the build gets ---------------------------------------------------------------------
+
+
+def write(root: Path, entries: str) -> None:
+    (root / "signoff.yaml").write_text(PEOPLE + ("entries:\n" + entries if entries else ""), encoding="utf-8")
+
+
+def test_decide_maps_states_to_publication_bylines_and_banners(tmp_path: Path) -> None:
+    other = dataclasses.replace(S, path="content/terms/other.md")
+    draft = dataclasses.replace(S, path="content/lessons/day01-x.md")
+    write(tmp_path, f"  {PATH}:\n    author: {sig('Ada Author')}\n"
+                    f"    reviewer: {sig('Rex Reviewer', on='2026-12-02T23:30:00-05:00')}\n"
+                    f"  {other.path}:\n    author: {sig('Ada Author')}\n")
+    states, problems = decide(tmp_path, [S, other, draft], preview=False)
+    assert problems == []
+    s = states[PATH]
+    assert (s.state, s.published, s.text, s.banner, s.missing) == ("signed", True, None, None, ())
+    assert (s.byline.author, s.byline.reviewer, s.byline.written_on, s.byline.reviewed_on) == (
+        "Ada Author", "Rex Reviewer", "2026-12-01", "2026-12-03")  # dates in UTC
+    o = states[other.path]
+    assert (o.state, o.published) == ("awaiting-review", False)
+    assert o.byline.author == "Ada Author" and o.byline.reviewer is None
+    assert o.banner == ("Awaiting review: signed by its author but not yet reviewed, so not published. "
+                        "Missing: review by a registered person other than the author.")
+    d = states[draft.path]
+    assert (d.state, d.published, d.byline) == ("draft", False, type(d.byline)())
+    assert d.banner == ("Draft: not published until a named author and a different named reviewer sign it. "
+                        "Missing: author sign-off; review by a registered person other than the author.")
+
+
+def test_decide_reports_registry_problems_and_sign_offs_for_non_entries(tmp_path: Path) -> None:
+    write(tmp_path, f"  content/terms/gone.md:\n    author: {sig('Ada Author')}\n")
+    states, problems = decide(tmp_path, [S], preview=True)
+    assert states[PATH].state == "draft"
+    assert [str(p) for p in problems] == [
+        "signoff.yaml:9: sign-off recorded for content/terms/gone.md, which is not a term or lesson; "
+        "remove it, or move it to the entry's new path if it was renamed"]

@@ -1,0 +1,85 @@
+"""Writing signoff.yaml: atomic, round trip (comments and order kept), always readable back."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+from signoff_helpers import T1, T2
+
+from site_plugins import signoff
+from site_plugins.publish import Signable
+
+A = Signable("content/terms/a.md", "---\ntitle: A\n---\nA.\n")
+B = Signable("content/terms/b.md", "---\ntitle: B\n---\nB.\n", ("3 ms",))
+C = Signable("content/lessons/day01-c.md", "---\ntitle: C\n---\nC.\n")
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def sign(root: Path, s: Signable, role: signoff.Role, name: str, on: object = T1) -> None:
+    reg, problems = signoff.load(root)
+    assert problems == []
+    record, _ = signoff.plan_signature(reg, s, role, name, on=on, commit=None)  # type: ignore[arg-type]
+    signoff.write_entry(root, s.path, record)
+
+
+def test_signing_into_the_shipped_file_keeps_its_comments(tmp_path: Path) -> None:
+    shutil.copy(ROOT / "signoff.yaml", tmp_path / "signoff.yaml")
+    original = (tmp_path / "signoff.yaml").read_text(encoding="utf-8")
+    people = "people:\n  - name: Ada Author  # fictional\n    handle: ada\n  - name: Rex Reviewer\n"
+    (tmp_path / "signoff.yaml").write_text(original.replace("people: []\n", people), encoding="utf-8")
+    sign(tmp_path, B, "author", "ada")
+    sign(tmp_path, A, "author", "Ada Author")
+    sign(tmp_path, B, "reviewer", "Rex Reviewer", T2)
+    text = (tmp_path / "signoff.yaml").read_text(encoding="utf-8")
+    comments = [line for line in original.splitlines() if line.startswith("#")]
+    assert [line for line in text.splitlines() if line.startswith("#")] == comments
+    assert "  - name: Ada Author  # fictional\n" in text
+    assert text.index("content/terms/a.md:") < text.index("content/terms/b.md:")  # path order
+    assert "      on: 2026-12-02T09:30:00Z\n" in text
+    reg, problems = signoff.load(tmp_path)
+    assert problems == []
+    assert signoff.assess(reg, A).state == "awaiting-review"
+    assert signoff.assess(reg, B).state == "signed"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["signoff.yaml"]  # no temp file left behind
+
+
+def test_the_written_record_is_exactly_what_was_planned(tmp_path: Path) -> None:
+    (tmp_path / "signoff.yaml").write_text("people:\n  - name: Ada Author\n", encoding="utf-8")
+    reg, _ = signoff.load(tmp_path)
+    record, _ = signoff.plan_signature(reg, B, "author", "Ada Author", on=T1, commit="0123456789abcdef" * 2)
+    signoff.write_entry(tmp_path, B.path, record)
+    reg, problems = signoff.load(tmp_path)
+    assert problems == []
+    assert reg.entries == {B.path: record}
+
+
+def test_a_file_without_entries_or_people_is_created_sensibly(tmp_path: Path) -> None:
+    record, _ = signoff.plan_signature(signoff.Registry(people=[signoff.Person("Ada Author")]), C, "author",
+                                       "Ada Author", on=T1, commit=None)
+    signoff.write_entry(tmp_path, C.path, record)
+    text = (tmp_path / "signoff.yaml").read_text(encoding="utf-8")
+    assert text.startswith("# Sign-off registry.")
+    reg, problems = signoff.parse(text)
+    assert reg.entries == {C.path: record}
+    # Ada is not registered in the new file: it reads back, but says so.
+    assert [p.problem for p in problems] == [
+        "'Ada Author' signed content/lessons/day01-c.md as author but is not registered"]
+
+
+def test_a_failed_write_leaves_the_old_file_untouched(tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "signoff.yaml").write_text("people:\n  - name: Ada Author\n", encoding="utf-8")
+    before = (tmp_path / "signoff.yaml").read_bytes()
+
+    def boom(src: str, dst: object) -> None:
+        raise OSError("disk full")
+
+    monkeypatch.setattr(os, "replace", boom)
+    with pytest.raises(OSError, match="disk full"):
+        sign(tmp_path, A, "author", "Ada Author")
+    assert (tmp_path / "signoff.yaml").read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["signoff.yaml"]
