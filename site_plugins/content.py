@@ -100,6 +100,9 @@ class Entry:
 class Content:
     terms: dict[str, Entry] = field(default_factory=dict)
     lessons: dict[str, Entry] = field(default_factory=dict)
+    # Slugs whose files exist but could not be parsed: already reported, so references to them
+    # are not reported again as unknown.
+    broken: set[tuple[str, str]] = field(default_factory=set)
 
     def entries(self) -> list[Entry]:
         return [*sorted(self.terms.values(), key=lambda e: e.slug),
@@ -180,6 +183,7 @@ def load_content(root: Path, docs_dir: str = "content") -> tuple[Content, list[P
             entry, entry_problems = parse_entry(kind, path, src_uri, file.read_text(encoding="utf-8"))  # type: ignore[arg-type]
             problems += entry_problems
             if entry is None:
+                content.broken.add((kind, stem))
                 continue
             if isinstance(entry.meta, LessonMeta):
                 problems += _check_lesson_day(entry, lesson_days)
@@ -233,11 +237,11 @@ def check_references(content: Content, root: Path) -> list[Problem]:
             if slug == term.slug:
                 problems.append(Problem(term.path, line_of(m, "related", i), f"term '{slug}' lists itself as related",
                                         "remove it from 'related'"))
-            elif slug not in content.terms:
+            elif slug not in content.terms and ("term", slug) not in content.broken:
                 problems.append(Problem(term.path, line_of(m, "related", i), f"unknown related term '{slug}'",
                                         _term_remedy(content, slug)))
         for i, ref in enumerate(m.lessons):
-            if ref.lesson not in content.lessons:
+            if ref.lesson not in content.lessons and ("lesson", ref.lesson) not in content.broken:
                 problems.append(Problem(term.path, line_of(m, "lessons", i), f"unknown lesson '{ref.lesson}'",
                                         _lesson_remedy(content, ref.lesson)))
         problems += _check_sources(term, m.sources)
@@ -255,7 +259,7 @@ def check_references(content: Content, root: Path) -> list[Problem]:
         lm = lesson.meta
         assert isinstance(lm, LessonMeta)
         for i, slug in enumerate(lm.introduces):
-            if slug not in content.terms:
+            if slug not in content.terms and ("term", slug) not in content.broken:
                 problems.append(Problem(lesson.path, line_of(lm, "introduces", i), f"unknown term '{slug}'",
                                         _term_remedy(content, slug)))
         if not (root / lm.code).is_dir() or not lm.code.startswith("code/"):

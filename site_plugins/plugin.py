@@ -69,8 +69,9 @@ class GlossPlugin(BasePlugin[GlossConfig]):
             if files.get_file_from_path(uri) is None:
                 files.append(File.generated(config, uri, content=markdown))
         for file, text in build.code_files.items():
-            if files.get_file_from_path(file) is None:
-                files.append(File.generated(config, file, content=text))
+            raw = render.code_raw_uri(file)
+            if files.get_file_from_path(raw) is None:
+                files.append(File.generated(config, raw, content=text))
         for asset in sorted(ASSETS.rglob("*")):
             if asset.is_file():
                 uri = f"assets/gloss/{asset.relative_to(ASSETS).as_posix()}"

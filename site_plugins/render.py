@@ -33,6 +33,12 @@ def code_page_uri(file: str) -> str:
     return f"{file}.md"
 
 
+def code_raw_uri(file: str) -> str:
+    """Docs path of the raw copy offered for download (beside the page, which owns ``file/``)."""
+    p = PurePosixPath(file)
+    return str(p.parent / "raw" / p.name)
+
+
 def lesson_label(lesson: Entry) -> str:
     assert isinstance(lesson.meta, LessonMeta)
     return f"Day {lesson.meta.day}: {lesson.meta.title}"
@@ -205,7 +211,7 @@ def _pending_note(pending: int) -> str:
 def render_code_page(file: str, source: str, regions: Mapping[str, tuple[int, int]], language: str) -> str:
     name = PurePosixPath(file).name
     out = [f"# {file}\n\n",
-           f"The whole file, as measured. [Download {name}]({name}).\n\n"]
+           f"The whole file, as measured. [Download {name}](raw/{name}).\n\n"]
     if regions:
         out.append("Named regions quoted by the glossary: "
                    + ", ".join(f"`{n}` (lines {a}–{b})" for n, (a, b) in sorted(regions.items(), key=lambda i: i[1]))

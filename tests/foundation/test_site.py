@@ -1,0 +1,121 @@
+"""Tiny real sites built with mkdocs in tmp_path: anatomy, generated indexes, fail-closed messages."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from fixtures import LESSON, TERM_A, project
+from mkdocs.exceptions import Abort
+from sitekit import build_site, make_site
+
+from site_plugins.cli import main as gloss
+
+# Every entry here is unsigned, so these anatomy checks run on the preview build (drafts shown).
+PREVIEW = "preview: true"
+
+
+def html(site: Path, uri: str) -> str:
+    return (site / uri).read_text(encoding="utf-8")
+
+
+def sections(page: str) -> list[str]:
+    return re.findall(r'<h2 id="([^"]+)"', page)
+
+
+def test_term_page_has_the_full_anatomy_in_order(tmp_path: Path) -> None:
+    site = build_site(make_site(tmp_path, project(), plugin_options=PREVIEW))
+    page = html(site, "terms/tiling/index.html")
+    assert sections(page) == ["details", "diagram", "code", "related-terms", "where-you-meet-this", "sources"]
+    lede = page.index('class="gloss-lede">Tiling stages a piece of an array in shared memory.</p>')
+    assert page.index("<h1") < lede < page.index("Tiles pay in two ways.")
+    assert "<figcaption>Rows go in, a barrier, rows come out.</figcaption>" in page
+    assert '<desc id="gloss-tl-desc">Rows go in, a barrier, rows come out.</desc>' in page
+    assert 'From <a href="../../code/day01-intro/k.cu/">code/day01-intro/k.cu</a>, region <code>tiled</code>' in page
+    assert "threadIdx</span><span class=\"p\">.</span><span class=\"n\">x</span>" in page
+    assert '<a href="../bank-conflict/" title="A bank conflict serialises shared-memory accesses.">' in page
+    assert '<a href="../../lessons/day01-intro/">Day 1: Introduction</a>: it is introduced there.' in page
+    assert '<a href="https://example.org/guide">A guide</a> <span class="gloss-checked">(not yet checked)</span>' in page
+    assert "Written by: pending. Reviewed by: pending. Sources not yet checked." in page
+    assert "This entry stays a draft until a named author and a different named reviewer sign it." in page
+    whole = html(site, "code/day01-intro/k.cu/index.html")
+    assert "__global__" in whole and (site / "code/day01-intro/raw/k.cu").is_file()
+
+
+def test_generated_indexes_and_backlinks(tmp_path: Path) -> None:
+    site = build_site(make_site(tmp_path, project(), plugin_options=PREVIEW))
+    glossary = html(site, "terms/index.html")
+    assert glossary.index("Bank conflict</a>: A bank conflict serialises") < glossary.index("Tiling</a>: Tiling")
+    assert '<h2 id="b">B</h2>' in glossary and '<h2 id="t">T</h2>' in glossary
+    lessons = html(site, "lessons/index.html")
+    assert "Day 1: Introduction</a>: The first lesson." in lessons
+    # The bank-conflict term does not list the lesson, but the lesson links to it: backlink.
+    backlinked = html(site, "terms/bank-conflict/index.html")
+    assert '<a href="../../lessons/day01-intro/">Day 1: Introduction</a>: links here (The first lesson.)' in backlinked
+
+
+def test_no_external_requests_at_page_load(tmp_path: Path) -> None:
+    # The project's own mkdocs.yml (material theme, its features and palette) over the tiny content.
+    config = (Path(__file__).parents[2] / "mkdocs.yml").read_text(encoding="utf-8")
+    config = config.replace("  - gloss\n", "  - gloss:\n      preview: true\n")
+    site = build_site(make_site(tmp_path, project() | {"mkdocs.yml": config}))
+    for page in site.rglob("*.html"):
+        text = page.read_text(encoding="utf-8")
+        external = re.findall(r'<(?:script|link|img|iframe)[^>]+(?:src|href)="(https?:)?//[^"]+"', text)
+        assert external == [], (page, external)
+
+
+BAD = [
+    ("unknown related slug", {"content/terms/tiling.md": TERM_A.replace("[bank-conflict]", "[nope]")},
+     "content/terms/tiling.md:4: unknown related term 'nope'; use the slug of a file in content/terms/ "
+     "or create content/terms/nope.md"),
+    ("unknown lesson", {"content/terms/tiling.md": TERM_A.replace("lesson: day01-intro", "lesson: day09-x")},
+     "content/terms/tiling.md:6: unknown lesson 'day09-x'; use the slug of a file in content/lessons/, "
+     "e.g. day13-shared-memory"),
+    ("missing alt text",
+     {"content/terms/tiling.md": TERM_A.replace("  alt: Rows go in, a barrier, rows come out.\n", "")},
+     "content/terms/tiling.md:12: missing required key 'diagram.alt'; "
+     "add 'alt:' (text alternative describing what the diagram shows)"),
+    ("code region gone", {"code/day01-intro/k.cu": "// nothing here\n"},
+     "content/terms/tiling.md:15: region 'tiled' not found in code/day01-intro/k.cu; "
+     "mark it with // --8<-- [start:tiled] and [end:tiled] (regions there: none)"),
+    ("duplicate slug", {"content/terms/more/tiling.md": TERM_A},
+     "content/terms/tiling.md:1: duplicate term slug 'tiling' (also content/terms/more/tiling.md); "
+     "rename one of the files; a slug must be unique"),
+    ("unknown key", {"content/terms/tiling.md": TERM_A.replace("sources:", "source:")},
+     "content/terms/tiling.md:8: unknown key 'source'; did you mean 'sources'? "
+     "allowed keys: title, definition, related, lessons, sources, diagram, code"),
+    ("term without a definition",
+     {"content/terms/bank-conflict.md": "---\ntitle: What is a bank conflict in CUDA?\n---\n\nBanks.\n"},
+     "content/terms/bank-conflict.md:2: missing required key 'definition'; "
+     "add 'definition:' (one sentence that defines the term)"),
+]
+
+
+@pytest.mark.parametrize(("name", "change", "message"), BAD, ids=[b[0] for b in BAD])
+def test_strict_build_fails_with_the_message(tmp_path: Path, expect_warnings: object, name: str,
+                                             change: dict[str, str], message: str) -> None:
+    expect_warnings.add(message)  # type: ignore[attr-defined]
+    root = make_site(tmp_path, project() | change, plugin_options=PREVIEW)
+    with pytest.raises(Abort):
+        build_site(root)
+
+
+def test_non_strict_build_keeps_going(tmp_path: Path, expect_warnings: object) -> None:
+    message = ("content/terms/tiling.md:4: unknown related term 'nope'; use the slug of a file in "
+               "content/terms/ or create content/terms/nope.md")
+    expect_warnings.add(message)  # type: ignore[attr-defined]
+    root = make_site(tmp_path, project() | {"content/terms/tiling.md": TERM_A.replace("[bank-conflict]", "[nope]")},
+                     plugin_options=PREVIEW)
+    site = build_site(root, strict=False)
+    assert "Tiles pay in two ways." in html(site, "terms/tiling/index.html")
+
+
+def test_gloss_check_prints_the_same_words(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = make_site(tmp_path, project() | {"content/lessons/day01-intro.md": LESSON.replace("[tiling]", "[x]")})
+    assert gloss(["check", "--root", str(root)]) == 1
+    assert capsys.readouterr().out.splitlines() == [
+        "content/lessons/day01-intro.md:6: unknown term 'x'; use the slug of a file in content/terms/ "
+        "or create content/terms/x.md"]
+    assert gloss(["check", "--root", str(tmp_path / "nowhere")]) == 2
