@@ -1,0 +1,231 @@
+"""Synthetic results for TESTS ONLY (tiny sites, verify tests): never commit what these make.
+
+:func:`make_result` builds a consistent :class:`~measure.results.Result` (summaries and figures
+recomputed from made-up samples, so ``verify`` calls it fresh) for a spec that exists under ``root``;
+:func:`write_fixture_repo` lays out a minimal repository (node registry, one experiment, its source)
+to point it at. Provenance says plainly that the numbers are synthetic.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import Literal
+
+from measure import results as R
+from measure.spec import Declared, evaluate, load_specs, sha256_file
+from measure.stats import theoretical_peak_gbps
+
+FIXTURE_SPEC = """\
+id: toy-copy
+title: A toy copy for tests
+source: toy.cu
+element: float32
+buffers:
+  - {name: src, role: input, shape: [n]}
+  - {name: dst, role: output, shape: [n]}
+sizes:
+  - {label: 1M, dims: {n: 1048576}}
+  - {label: 64M, dims: {n: 67108864}}
+kernels:
+  - id: copy
+    label: copy
+    function: toy_copy
+    block: [256]
+    grid: ["cdiv(n, 256)"]
+    args: [dst, src, n]
+    reference: copy
+    bytes_read: 4 * n
+    bytes_written: 4 * n
+  - id: slow
+    label: slow copy
+    function: toy_slow
+    block: [256]
+    grid: ["cdiv(n, 256)"]
+    args: [dst, src, n]
+    reference: copy
+    bytes_read: 4 * n
+    bytes_written: 4 * n
+"""
+
+FIXTURE_SOURCE = """\
+extern "C" {
+__global__ void toy_copy(float* dst, const float* src, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) dst[i] = src[i];
+}
+__global__ void toy_slow(float* dst, const float* src, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) dst[i] = src[i];
+}
+}
+"""
+
+FIXTURE_NODES = """\
+nodes:
+  test-node:
+    gpu: NVIDIA H200
+    arch: sm_90
+    description: a node that exists only in tests
+"""
+
+
+def write_fixture_repo(root: Path) -> None:
+    (root / "code" / "toy").mkdir(parents=True, exist_ok=True)
+    (root / "code" / "toy" / "experiment.yaml").write_text(FIXTURE_SPEC, encoding="utf-8")
+    (root / "code" / "toy" / "toy.cu").write_text(FIXTURE_SOURCE, encoding="utf-8")
+    (root / "measure").mkdir(exist_ok=True)
+    (root / "measure" / "nodes.yaml").write_text(FIXTURE_NODES, encoding="utf-8")
+
+
+def _samples(base_ms: float, n: int) -> R.Samples:
+    # A deterministic, slightly spread set of times (about 0.1 % relative spread).
+    times = [base_ms * (1.0 + 0.001 * (((i * 7919) % 13) - 6) / 6) for i in range(n)]
+    return R.Samples(times_ms=times, sm_clock_mhz=[1980] * n)
+
+
+def make_result(
+    root: Path,
+    experiment: str = "toy-copy",
+    node: str = "test-node",
+    times_ms: dict[tuple[str, str], float] | None = None,
+    failed: set[tuple[str, str]] | None = None,
+    n_samples: int = 40,
+) -> R.Result:
+    """A self-consistent result for declared ``experiment``; ``times_ms`` maps (kernel, size) to a
+    median time (default 0.1 ms x size factor); ``failed`` rows carry a failed check instead."""
+    specs, problems = load_specs(root)
+    if problems:
+        raise ValueError("\n".join(str(p) for p in problems))
+    d: Declared = specs[experiment]
+    provenance = R.Provenance(
+        node=node,
+        gpu_name="NVIDIA H200",
+        gpu_uuid="GPU-synthetic",
+        pci_bus_id="00000000:00:00.0",
+        compute_capability="9.0",
+        sm_count=132,
+        l2_bytes=62914560,
+        memory_clock_mhz=3201,
+        bus_width_bits=6016,
+        theoretical_peak_gbps=theoretical_peak_gbps(3201, 6016),
+        max_sm_clock_mhz=1980,
+        nvml="available",
+        driver_release="synthetic",
+        cuda_driver_version="13.0",
+        nvcc_version="13.0",
+        nvcc_flags=["-O3", "-arch=sm_90"],
+        pycuda_version="synthetic",
+        numpy_version="synthetic",
+        python_version="3.12",
+        hostname="synthetic",
+        git_commit="unknown",
+        git_dirty=None,
+        source_path=d.source_path,
+        source_sha256=sha256_file(root / d.source_path),
+        spec_path=d.spec_path,
+        spec_sha256=sha256_file(root / d.spec_path),
+        run_id="synthetic",
+        run_started_utc="2026-01-01T00:00:00Z",
+        started_utc="2026-01-01T00:00:00Z",
+        finished_utc="2026-01-01T00:01:00Z",
+    )
+    settings = R.Settings(
+        min_samples=10,
+        min_gpu_time_s=0.001,
+        max_rel_stdev=0.005,
+        row_time_limit_s=5.0,
+        warmup_launches=3,
+        batch_size=16,
+        l2_flush_bytes=268435456,
+        throttle_fraction=0.75,
+        min_sm_clock_mhz=1485,
+        seed=1,
+    )
+    n_bytes = 1 << 30
+    ceilings = [
+        R.Row(
+            kernel="memcpy",
+            label="driver memcpy",
+            kind="memcpy",
+            function="",
+            size="1 GiB",
+            dims={"n": n_bytes // 4},
+            launch=None,
+            bytes_read=n_bytes,
+            bytes_written=n_bytes,
+            flops=None,
+            shared_bytes=None,
+            working_set_bytes=2 * n_bytes,
+            check=R.Check(True, 0.0, 0.0, 0.0, 0, ""),
+            samples=_samples(0.51, n_samples),
+        ),
+    ]
+    ceilings = R.recompute_ceilings(ceilings, provenance, settings)
+    best = R.copy_ceiling_gbps(ceilings)
+    rows: list[R.Row] = []
+    exp = d.experiment
+    for i_size, size in enumerate(exp.sizes):
+        for k in exp.kernels:
+            env = {**size.dims, **k.params}
+            br, bw = evaluate(k.bytes_read, env), evaluate(k.bytes_written, env)
+            key = (k.id, size.label)
+            bad = failed is not None and key in failed
+            median = (times_ms or {}).get(key, 0.1 * (i_size * 10 + 1))
+            check = (
+                R.Check(False, k.tolerance, None, None, 12, "12 elements were never written")
+                if bad
+                else R.Check(True, k.tolerance, 0.0, 0.0, 0, "")
+            )
+            rows.append(
+                R.Row(
+                    kernel=k.id,
+                    label=k.label,
+                    kind=k.kind,
+                    function=k.function or "",
+                    size=size.label,
+                    dims=dict(size.dims),
+                    launch=R.Launch([evaluate(g, env) for g in k.grid], list(k.block)),
+                    bytes_read=br,
+                    bytes_written=bw,
+                    flops=evaluate(k.flops, env) if k.flops else None,
+                    shared_bytes=evaluate(k.shared_bytes, env) if k.shared_bytes else None,
+                    working_set_bytes=br + bw,
+                    check=check,
+                    samples=None if bad else _samples(median, n_samples),
+                )
+            )
+    rows = [R.recompute_row(r, provenance, settings, best) for r in rows]
+    status: Literal["ok", "failed"] = "failed" if failed else "ok"
+    return R.Result(
+        schema_version=R.SCHEMA_VERSION,
+        experiment=experiment,
+        title=exp.title,
+        node=node,
+        status=status,
+        error="",
+        provenance=provenance,
+        settings=settings,
+        builds=[R.KernelBuild(k.function or "", 16, 0, 0, 1024) for k in exp.kernels],
+        ceilings=ceilings,
+        rows=rows,
+    )
+
+
+def write(root: Path, result: R.Result) -> Path:
+    path = R.result_path(root, result.node, result.experiment)
+    R.write_result(path, result)
+    return path
+
+
+__all__ = [
+    "FIXTURE_NODES",
+    "FIXTURE_SOURCE",
+    "FIXTURE_SPEC",
+    "make_result",
+    "replace",
+    "write",
+    "write_fixture_repo",
+]
