@@ -1,0 +1,71 @@
+"""Measurements in pages: table embeds, values in prose, the hand-typed-figure lint, the Measurements page.
+
+A page can show only what a fresh, verified result on a registered node says; anything else is a
+``path:line: problem; remedy`` whose remedy names the ``gloss measure run`` command.
+
+How to write measurements in an entry
+=====================================
+
+Directives are written ``{{ NAME ARGS }}`` on one line, outside code (backticks and fenced blocks are
+left alone, so the syntax can be shown in code). Values are bare (``copy``, ``tile[32][33]``,
+``8192x8192``) or double-quoted when they hold spaces or commas; lists join values with commas.
+
+Table embed, on a line of its own::
+
+    {{ measured day13-transpose size=8192x8192 }}
+    {{ measured day13-transpose size=8192x8192 rows=copy,naive,"tile[32][32]","tile[32][33]" }}
+    {{ measured day13-transpose size=2003x3001 rows=naive,tile32-padded cols=time,gbps,pct_copy }}
+
+renders the provenance sentence ("NVIDIA H200, driver 580.159.04, CUDA 13.0 (V13.0.88), built with nvcc
+-O3 -arch=sm_90, captured 2026-12-02 on verification node h200-1"), the table (kernel, time in ms,
+GB/s or GFLOP/s, % of the copy ceiling; suspect rows marked with their reason), then an SVG bar chart
+of the same rows against the copy ceiling. Options:
+
+- ``size=`` the problem size as the result labels it (``2003x3001``); needed when there are several.
+- ``node=`` the verification node; needed only when the experiment has results on several nodes.
+- ``rows=`` kernels to show, in this order, by label (``tile[32][33]``) or spec id; default all.
+- ``cols=`` columns: ``time`` (median, ms), ``iqr`` (ms), ``gbps``, ``gflops``, ``pct_copy``
+  (% of the copy ceiling), ``pct_peak`` (% of theoretical DRAM peak); default
+  ``time``, the experiment's metric (``gbps`` or ``gflops``), ``pct_copy``.
+
+A value in prose, formatted exactly as in the table, with its unit::
+
+    The padded tile moves {{ value day13-transpose size=8192x8192 row="tile[32][33]" col=gbps }}.
+    That is {{ value day13-transpose size=8192x8192 row="tile[32][33]" col=pct_copy }} of copy.
+
+(``row=`` is required; ``col=`` defaults to the experiment's metric.) A ratio of two rows::
+
+    {{ ratio day13-transpose size=8192x8192 num="tile[32][33]" den="tile[32][32]" col=gbps }}   -> 1.92×
+    {{ ratio day13-transpose size=8192x8192 num=naive den=copy as=percent }}                     -> 31.4 %
+
+A figure quoted from a cited source, shown with a visible marker naming the source (the source must
+be one of the entry's ``sources:`` titles when the caller passes them)::
+
+    The H200's HBM3e is rated at {{ cited "4.8 TB/s" source="NVIDIA H200 datasheet" }}.
+
+Any other number followed by a measurement unit (GB/s, TB/s, ms, µs, us, ns, GFLOP/s, TFLOP/s, ...) in a
+body is a hand-typed figure and a problem, as are numeric cells of a Markdown table under a header
+naming such a unit.
+
+Numbers: one formatter (:mod:`site_plugins.measured.fmt`) for tables, charts and prose: at least three
+significant digits, integer digits never rounded away, comma thousands, a no-break space before the
+unit (``3,894 GB/s``, ``0.301 ms``, ``97.3 %``, ``1.92×``).
+
+Fail closed: an unknown experiment, no result, a stale, failed, tampered or unregistered-node result,
+an unknown size, kernel or column, and malformed directives are problems. The page then shows a
+visible banner (tables) or mark (values) instead of any figure; in preview the banner also says what
+to run.
+"""
+
+from __future__ import annotations
+
+from site_plugins.measured.expand import DIRECTIVES, Expansion, expand
+from site_plugins.measured.load import load_view
+from site_plugins.measured.model import ResultsView
+from site_plugins.measured.page import measurements_page
+
+CSS_ASSET = (
+    "measured/measured.css"  # under site_plugins/assets/, served as assets/gloss/measured/measured.css
+)
+
+__all__ = ["CSS_ASSET", "DIRECTIVES", "Expansion", "ResultsView", "expand", "load_view", "measurements_page"]

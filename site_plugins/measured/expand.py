@@ -1,0 +1,316 @@
+"""``expand``: replace directives in a page body, lint hand-typed figures, report problems as values."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import cast, get_args
+
+from site_plugins.measured import chart, lint, render
+from site_plugins.measured.fmt import Column
+from site_plugins.measured.model import ResultsView
+from site_plugins.measured.render import Failure, Shown
+from site_plugins.measured.syntax import Directive, SyntaxProblem, find_directives, parse, prose_segments
+from site_plugins.messages import Problem
+
+COLUMN_NAMES: tuple[str, ...] = get_args(Column)
+
+
+@dataclass(frozen=True)
+class Expansion:
+    markdown: str
+    problems: list[Problem] = field(default_factory=list)
+    shown_values: tuple[str, ...] = ()  # every measured value as rendered, in page order (for sign-off)
+    experiments: tuple[str, ...] = ()  # experiment ids this page embeds or quotes, in page order
+
+
+@dataclass(frozen=True)
+class _Spec:
+    positional: str  # what the one positional argument is
+    single: tuple[str, ...]  # options that take one value
+    lists: tuple[str, ...] = ()  # options that take a comma-separated list
+    required: tuple[str, ...] = ()
+    example: str = ""
+
+    @property
+    def options(self) -> tuple[str, ...]:
+        return self.single + self.lists
+
+
+SPECS: dict[str, _Spec] = {
+    "measured": _Spec(
+        "an experiment id",
+        ("size", "node"),
+        ("rows", "cols"),
+        example='{{ measured day13-transpose size=8192x8192 rows=copy,"tile[32][33]" }}',
+    ),
+    "value": _Spec(
+        "an experiment id",
+        ("size", "node", "row", "col"),
+        required=("row",),
+        example='{{ value day13-transpose size=8192x8192 row="tile[32][33]" col=gbps }}',
+    ),
+    "ratio": _Spec(
+        "an experiment id",
+        ("size", "node", "num", "den", "col", "as"),
+        required=("num", "den"),
+        example='{{ ratio day13-transpose size=8192x8192 num="tile[32][33]" den="tile[32][32]" }}',
+    ),
+    "cited": _Spec(
+        "the figure as the source states it",
+        ("source",),
+        required=("source",),
+        example='{{ cited "4.8 TB/s" source="NVIDIA H200 datasheet" }}',
+    ),
+}
+DIRECTIVES = tuple(SPECS)
+
+
+def _hint(word: str, choices: Sequence[str]) -> str:
+    close = difflib.get_close_matches(word, list(choices), n=1)
+    return f"did you mean '{close[0]}'? " if close else ""
+
+
+def check(d: Directive) -> Failure | None:
+    """Problems of form (names, options, values), before any result is looked at."""
+    spec = SPECS.get(d.name)
+    short = "{{ " + d.name + " }}"
+    if spec is None:
+        return Failure(
+            f"unknown directive '{short}'", f"{_hint(d.name, DIRECTIVES)}directives: {', '.join(DIRECTIVES)}"
+        )
+    if len(d.positional) != 1:
+        return Failure(
+            f"'{short}' needs {spec.positional} as its one positional argument, got {len(d.positional)}",
+            f"write it as {spec.example}",
+        )
+    for key, values in d.options.items():
+        if key not in spec.options:
+            return Failure(
+                f"unknown option '{key}' in '{short}'",
+                f"{_hint(key, spec.options)}options: {', '.join(spec.options)}",
+            )
+        if key in spec.single and len(values) != 1:
+            return Failure(
+                f"option '{key}' in '{short}' takes one value, got {len(values)}",
+                "give one value; quote it if it contains a comma",
+            )
+        if key in ("col", "cols"):
+            for v in values:
+                if v not in COLUMN_NAMES:
+                    return Failure(
+                        f"unknown column '{v}' in '{short}'",
+                        f"{_hint(v, COLUMN_NAMES)}columns: {', '.join(COLUMN_NAMES)}",
+                    )
+        if key == "as" and values[0] not in ("times", "percent"):
+            return Failure(
+                f"option 'as' in '{short}' must be times or percent, got '{values[0]}'",
+                "write as=times (1.92×) or as=percent (52.1 %)",
+            )
+        if any(v.strip() == "" for v in values):
+            return Failure(
+                f"option '{key}' in '{short}' has an empty value", "write a value or leave the option out"
+            )
+    for key in spec.required:
+        if key not in d.options:
+            return Failure(f"'{short}' needs {key}=", f"write it as {spec.example}")
+    return None
+
+
+def _one(d: Directive, key: str) -> str | None:
+    values = d.options.get(key)
+    return values[0] if values else None
+
+
+class _Page:
+    """Accumulates one page's expansion; ``ids`` numbers charts so their aria ids are unique."""
+
+    def __init__(
+        self, path: str, first_line: int, view: ResultsView, preview: bool, sources: Sequence[str] | None
+    ) -> None:
+        self.path = path
+        self.first_line = first_line
+        self.view = view
+        self.preview = preview
+        self.sources = sources
+        self.problems: list[Problem] = []
+        self.values: list[str] = []
+        self.experiments: dict[str, None] = {}
+        self.charts = 0
+
+    def problem(self, line: int, failure: Failure) -> None:
+        self.problems.append(Problem(self.path, self.first_line + line, failure.problem, failure.remedy))
+
+    def place(self, shown: Shown) -> str:
+        self.values.extend(shown.values)
+        if chart.ID not in shown.html:
+            return shown.html
+        self.charts += 1
+        return shown.html.replace(chart.ID, f"gloss-measured-{self.charts}")
+
+    def block(self, d: Directive) -> str:
+        experiment = d.positional[0]
+        self.experiments.setdefault(experiment, None)
+        rows = d.options.get("rows")
+        cols = d.options.get("cols")
+        shown = render.embed(
+            self.view,
+            experiment,
+            node=_one(d, "node"),
+            size=_one(d, "size"),
+            kernels=list(rows) if rows else None,
+            columns=[cast(Column, c) for c in cols] if cols else None,
+        )
+        if isinstance(shown, Failure):
+            self.problem(d.line, shown)
+            return render.banner(shown, preview=self.preview, what=experiment)
+        return self.place(shown)
+
+    def inline(self, d: Directive) -> str:
+        if d.name == "cited":
+            source = _one(d, "source") or ""
+            if self.sources is not None and source not in self.sources:
+                listing = ", ".join(f"'{s}'" for s in self.sources) if self.sources else "none yet"
+                self.problem(
+                    d.line,
+                    Failure(
+                        f"cited source '{source}' is not one of this entry's sources",
+                        f"{_hint(source, self.sources)}add it under 'sources:' in the "
+                        f"front matter or name one of: {listing}",
+                    ),
+                )
+            return render.cited(d.positional[0], source)
+        experiment = d.positional[0]
+        self.experiments.setdefault(experiment, None)
+        col = _one(d, "col")
+        common = {"node": _one(d, "node"), "size": _one(d, "size")}
+        shown: Shown | Failure
+        if d.name == "value":
+            kernel = _one(d, "row") or ""
+            column = cast(Column, col) if col else self._metric(experiment)
+            shown = render.value(self.view, experiment, kernel=kernel, column=column, **common)
+        else:
+            column = cast(Column, col) if col else self._metric(experiment)
+            shown = render.ratio(
+                self.view,
+                experiment,
+                num=_one(d, "num") or "",
+                den=_one(d, "den") or "",
+                column=column,
+                as_percent=_one(d, "as") == "percent",
+                **common,
+            )
+        if isinstance(shown, Failure):
+            self.problem(d.line, shown)
+            return render.inline_problem(shown, preview=self.preview)
+        return self.place(shown)
+
+    def _metric(self, experiment: str) -> Column:
+        results = [r for r in self.view.for_experiment(experiment) if r.state != "missing"]
+        return results[0].metric if results else "gbps"
+
+
+def expand(
+    markdown: str,
+    *,
+    path: str,
+    first_line: int,
+    view: ResultsView,
+    preview: bool,
+    sources: Sequence[str] | None = None,
+) -> Expansion:
+    """Replace directives in ``markdown`` (a page body whose first line is file line ``first_line`` of
+    repo-relative ``path``) and lint hand-typed figures. ``sources``: the titles of the entry's cited
+    sources; when given, ``{{ cited ... source= }}`` must name one of them."""
+    if "{{" not in markdown and not lint.FIGURE.search(markdown) and "|" not in markdown:
+        return Expansion(markdown)
+    lines = markdown.split("\n")
+    page = _Page(path, first_line, view, preview, sources)
+    out: list[str] = []
+    prose_lines: set[int] = set()
+    edits: dict[int, list[tuple[int, int, str]]] = {}
+    blocks: dict[int, str] = {}
+    for seg in prose_segments(lines):
+        prose_lines.add(seg.line)
+        text = lines[seg.line]
+        cursor = seg.start
+        for start, end, inside in find_directives(text, seg):
+            _lint_span(page, text, seg.line, cursor, start, edits)
+            cursor = end
+            try:
+                d = parse(inside, seg.line, start, end)
+            except SyntaxProblem as exc:
+                page.problem(seg.line, Failure(exc.problem, exc.remedy))
+                edits.setdefault(seg.line, []).append((start, end, _marked(text[start:end])))
+                continue
+            failure = check(d)
+            if failure is not None:
+                page.problem(seg.line, failure)
+                edits.setdefault(seg.line, []).append((start, end, _marked(d.raw)))
+            elif d.name == "measured":
+                if text[:start].strip() or text[end:].strip():
+                    page.problem(
+                        seg.line,
+                        Failure(
+                            "'{{ measured }}' must stand alone on its line",
+                            "put the table embed on a line of its own",
+                        ),
+                    )
+                    edits.setdefault(seg.line, []).append((start, end, _marked(d.raw)))
+                else:
+                    blocks[seg.line] = page.block(d)
+            else:
+                edits.setdefault(seg.line, []).append((start, end, page.inline(d)))
+        _lint_span(page, text, seg.line, cursor, seg.end, edits)
+    _lint_tables(page, lines, prose_lines)
+    for i, text in enumerate(lines):
+        if i in blocks:
+            indent = text[: len(text) - len(text.lstrip())]
+            if out and out[-1].strip():
+                out.append("")
+            out.append(indent + blocks[i])
+            out.append("")
+            continue
+        for start, end, new in sorted(edits.get(i, ()), reverse=True):
+            text = text[:start] + new + text[end:]
+        if i - 1 in blocks and not text.strip():
+            continue  # the block already ends with a blank line
+        out.append(text)
+    page.problems.sort(key=lambda p: p.line)
+    return Expansion("\n".join(out), page.problems, tuple(page.values), tuple(page.experiments))
+
+
+def _lint_span(
+    page: _Page, text: str, line: int, start: int, end: int, edits: dict[int, list[tuple[int, int, str]]]
+) -> None:
+    if start >= end:
+        return
+    chunk = text[start:end]
+    if "{{" in chunk:
+        page.problem(line, Failure("unclosed '{{'", "end the directive with '}}' on the same line"))
+    for m in lint.FIGURE.finditer(chunk):
+        page.problems.append(lint.figure_problem(page.path, page.first_line + line, m.group(0)))
+        if page.preview:
+            edits.setdefault(line, []).append((start + m.start(), start + m.end(), _marked(m.group(0))))
+
+
+def _lint_tables(page: _Page, lines: list[str], prose_lines: set[int]) -> None:
+    i = 0
+    n = len(lines)
+    while i < n:
+        if i in prose_lines and "|" in lines[i]:
+            units = lint.table_unit_columns(lines, i)
+            if units is not None and any(units):
+                j = i + 2
+                while j < n and j in prose_lines and "|" in lines[j]:
+                    for cell in lint.numeric_cells(lines[j], units):
+                        page.problems.append(lint.figure_problem(page.path, page.first_line + j, cell))
+                    j += 1
+                i = j
+                continue
+        i += 1
+
+
+def _marked(raw: str) -> str:
+    return f'<mark class="gloss-measured-problem">{render._inline(raw)}</mark>'

@@ -1,0 +1,158 @@
+"""``load_view``: the one place this package asks ``measure.results`` (the only reader of result files).
+
+It turns the results module's judged entries into the plain :mod:`model` dataclasses that rendering
+works on, once per build. Verdicts (fresh, stale, tampered, ...) and their words come from the results
+module unchanged; this module only decides how a page shows them.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from pathlib import Path
+
+from measure import results as rs
+from site_plugins.measured import fmt
+from site_plugins.measured.model import Metric, Provenance, Result, ResultsView, Row, State, Table
+
+_NVCC_RELEASE = re.compile(r"V\d+(?:\.\d+)+")
+MIB = 1024 * 1024
+
+
+def load_view(root: Path) -> ResultsView:
+    """Every (experiment, node) the results module knows of, judged, as page-ready data."""
+    result_set = rs.load_all(root)
+    results = tuple(_result(root, e) for e in result_set.entries)
+    return ResultsView(
+        root=root,
+        results=results,
+        nodes=tuple(result_set.nodes),
+        experiments=tuple(sorted(result_set.declared)),
+        setup_problems=tuple(result_set.setup_problems),
+    )
+
+
+def _finite(x: float | None) -> float | None:
+    return x if x is not None and math.isfinite(x) else None
+
+
+def _nvcc(version: str) -> str:
+    m = _NVCC_RELEASE.search(version)
+    return m.group(0) if m else version.strip().splitlines()[-1] if version.strip() else "unknown"
+
+
+def provenance(p: rs.Provenance) -> Provenance:
+    return Provenance(
+        node=p.node,
+        gpu=p.gpu_name,
+        driver=p.driver_release,
+        cuda=p.cuda_driver_version,
+        nvcc=_nvcc(p.nvcc_version),
+        flags=" ".join(p.nvcc_flags),
+        captured=p.finished_utc[:10],
+        commit=p.git_commit,
+    )
+
+
+def _mib(n: int) -> str:
+    return f"{fmt.number(n / MIB)}{fmt.NBSP}MiB"
+
+
+def _reasons(v: rs.RowView, raw: rs.Row | None, p: rs.Provenance) -> tuple[str, ...]:
+    reasons = []
+    if v.fits_in_l2:
+        if raw is not None:
+            reasons.append(f"working set ({_mib(raw.working_set_bytes)}) fits in the {_mib(p.l2_bytes)} L2")
+        else:
+            reasons.append("working set fits in L2")
+    if v.above_95pct_of_peak:
+        reasons.append(
+            f"above 95{fmt.NBSP}% of the theoretical DRAM peak "
+            f"({fmt.quantity(p.theoretical_peak_gbps, 'GB/s')})"
+        )
+    return tuple(reasons)
+
+
+def _row(v: rs.RowView, raw: rs.Row | None, p: rs.Provenance) -> Row:
+    return Row(
+        kernel=v.label,
+        id=v.kernel,
+        time_ms=v.median_ms,
+        iqr_ms=v.iqr_ms,
+        gbps=_finite(v.gbps),
+        gflops=_finite(v.gflops),
+        pct_copy=_finite(v.pct_of_copy_ceiling),
+        pct_peak=_finite(v.pct_of_peak),
+        suspect=_reasons(v, raw, p),
+        noisy=v.noisy,
+    )
+
+
+def _failed_row(raw: rs.Row) -> Row:
+    return Row(
+        kernel=raw.label,
+        id=raw.kernel,
+        time_ms=None,
+        iqr_ms=None,
+        gbps=None,
+        gflops=None,
+        pct_copy=None,
+        pct_peak=None,
+        failed=raw.check.message or "did not match its reference",
+    )
+
+
+def _tables(entry: rs.Entry) -> tuple[Table, ...]:
+    result = entry.result
+    if result is None:
+        return ()
+    raw = {(r.kernel, r.size): r for r in [*result.ceilings, *result.rows]}
+    ceiling = _finite(entry.copy_ceiling_gbps)
+    views = [*entry.ceiling_rows(), *entry.rows()]
+    failed = [*(r for r in result.ceilings if not r.check.passed), *entry.failed_rows()]
+    sizes = list(dict.fromkeys([*(r.size for r in result.rows), *(r.size for r in result.ceilings)]))
+    tables = []
+    for size in sizes:
+        rows = [_row(v, raw.get((v.kernel, v.size)), result.provenance) for v in views if v.size == size]
+        rows += [_failed_row(r) for r in failed if r.size == size]
+        tables.append(Table(size=size, rows=tuple(rows), ceiling_gbps=ceiling))
+    return tuple(tables)
+
+
+def _words(state: str, problems: Sequence[object]) -> tuple[str, str]:
+    if not problems:
+        return "", ""
+    first = problems[0]
+    problem = str(getattr(first, "problem", ""))
+    remedy = str(getattr(first, "remedy", ""))
+    prefix = f"{state}: "
+    if problem.startswith(prefix):
+        problem = problem[len(prefix) :]
+    if len(problems) > 1:
+        problem += f" (and {len(problems) - 1} more; see `gloss measure verify`)"
+    return problem, remedy
+
+
+def _result(root: Path, entry: rs.Entry) -> Result:
+    state: State = entry.state
+    problem, remedy = _words(state, entry.problems)
+    prov = provenance(entry.result.provenance) if entry.result is not None else None
+    metric: Metric = "gflops" if any(v.gflops is not None for v in entry.rows()) else "gbps"
+    source = (
+        entry.declared.source_path
+        if entry.declared is not None
+        else (entry.result.provenance.source_path if entry.result is not None else "")
+    )
+    return Result(
+        experiment=entry.experiment,
+        node=entry.node,
+        state=state,
+        metric=metric,
+        provenance=prov,
+        tables=_tables(entry),
+        problem=problem,
+        remedy=remedy,
+        source=source,
+        path=entry.path,
+    )

@@ -1,0 +1,105 @@
+"""Plain data the pages may show about measurements: what :func:`load_view` builds from ``measure.results``.
+
+Nothing here reads a file. The renderer, the value references and the Measurements page work on these
+dataclasses only, so they are tested without result files and without MkDocs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from site_plugins.messages import Problem
+
+# fresh: may be shown. Every other state fails the strict build where a page embeds the result.
+State = Literal["fresh", "stale", "failed", "tampered", "unregistered", "missing", "invalid", "orphaned"]
+Metric = Literal["gbps", "gflops"]
+
+
+@dataclass(frozen=True)
+class Row:
+    """One kernel's figures at one size, as the results module computed them."""
+
+    kernel: str  # the label tables show, e.g. tile[32][33]
+    time_ms: float | None  # median
+    iqr_ms: float | None
+    gbps: float | None  # decimal GB/s from declared bytes
+    gflops: float | None
+    pct_copy: float | None  # % of the copy ceiling measured in the same run
+    pct_peak: float | None  # % of theoretical DRAM peak
+    suspect: tuple[str, ...] = ()  # reasons, in words ("working set fits in L2")
+    failed: str | None = None  # why the correctness check failed (the row was never timed)
+    noisy: bool = False  # stopped at the time limit before the stdev target
+    id: str = ""  # the kernel's short id in the spec, e.g. tile32-padded (embeds may use either)
+
+
+@dataclass(frozen=True)
+class Table:
+    """Every row of one experiment at one problem size."""
+
+    size: str  # "8192x8192": how embeds name it
+    rows: tuple[Row, ...]
+    ceiling_gbps: float | None = None  # the copy ceiling the % of copy column is relative to
+    ceiling_label: str = "copy ceiling"
+
+    def row(self, kernel: str) -> Row | None:
+        for r in self.rows:
+            if kernel in (r.kernel, r.id):
+                return r
+        return None
+
+
+@dataclass(frozen=True)
+class Provenance:
+    node: str
+    gpu: str
+    driver: str  # NVIDIA driver release, e.g. 580.159.04
+    cuda: str  # CUDA driver version, e.g. 13.0
+    nvcc: str  # nvcc release, e.g. V13.0.88
+    flags: str  # exact nvcc flags, e.g. -O3 -arch=sm_90
+    captured: str  # UTC date, YYYY-MM-DD
+    commit: str = "unknown"
+
+
+@dataclass(frozen=True)
+class Result:
+    """One experiment on one node, with the verdict of the results module."""
+
+    experiment: str
+    node: str
+    state: State
+    metric: Metric = "gbps"
+    provenance: Provenance | None = None
+    tables: tuple[Table, ...] = ()
+    # For a state other than fresh: the results module's own words and the command that fixes it.
+    problem: str = ""
+    remedy: str = ""
+    source: str = ""  # repo-relative path of the .cu file measured
+    path: str = ""  # repo-relative result file (may not exist: state missing)
+
+    def table(self, size: str) -> Table | None:
+        for t in self.tables:
+            if t.size == size:
+                return t
+        return None
+
+
+@dataclass
+class ResultsView:
+    """Everything the pages may show about measurements, loaded once per build.
+
+    ``results`` holds one entry per (experiment, node) the results module knows of, including the
+    missing ones (declared experiments without a result file on a registered node).
+    """
+
+    root: Path
+    results: tuple[Result, ...] = ()
+    nodes: tuple[str, ...] = ()  # registered verification nodes
+    experiments: tuple[str, ...] = ()  # declared experiment ids (specs under code/)
+    setup_problems: tuple[Problem, ...] = ()  # malformed specs or node registry, as the results module said
+    # Renderings are pure in (view, embed arguments); built once per build, reused on every page.
+    cache: dict[object, object] = field(default_factory=dict, compare=False, repr=False)
+
+    def for_experiment(self, experiment: str) -> list[Result]:
+        return [r for r in self.results if r.experiment == experiment]

@@ -1,0 +1,388 @@
+"""Rendering embeds and value references from a :class:`ResultsView`: pure functions, cached per view.
+
+Every function returns either what to show or a :class:`Failure` (problem and remedy words without a
+place; :mod:`expand` adds ``path:line``). Nothing here decides whether a build fails; it only refuses
+to show a figure that is not backed by a fresh, verified result.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from html import escape
+from typing import Literal
+
+from site_plugins.measured import chart, fmt
+from site_plugins.measured.fmt import COLUMNS, Column
+from site_plugins.measured.model import Provenance, Result, ResultsView, Row, Table
+
+
+@dataclass(frozen=True)
+class Failure:
+    problem: str
+    remedy: str
+
+
+@dataclass(frozen=True)
+class Shown:
+    """What a directive puts on the page: HTML (``chart.ID`` marks where a page-unique id goes) and the
+    measured values it shows, in order, as the sign-off fingerprint records them."""
+
+    html: str
+    values: tuple[str, ...]
+
+
+def run_command(experiment: str, node: str) -> str:
+    return f"`gloss measure run {experiment} --node {node}`"
+
+
+def _hint(word: str, choices: Sequence[str]) -> str:
+    close = difflib.get_close_matches(word, list(choices), n=1)
+    return f"did you mean '{close[0]}'? " if close else ""
+
+
+def provenance_sentence(p: Provenance) -> str:
+    """E.g. "NVIDIA H200, driver 580.159.04, CUDA 13.0 (V13.0.88), built with nvcc -O3 -arch=sm_90,
+    captured 2026-12-02 on verification node h200-1"."""
+    return (
+        f"{p.gpu}, driver {p.driver}, CUDA {p.cuda} ({p.nvcc}), built with nvcc {p.flags}, "
+        f"captured {p.captured} on verification node {p.node}"
+    )
+
+
+def resolve(
+    view: ResultsView, experiment: str, node: str | None, size: str | None
+) -> tuple[Result, Table] | Failure:
+    """The fresh result and the table at one size that an embed or reference names, or why not."""
+    key = ("resolve", experiment, node, size)
+    hit = view.cache.get(key)
+    if hit is None:
+        hit = _resolve(view, experiment, node, size)
+        view.cache[key] = hit
+    return hit  # type: ignore[return-value]
+
+
+def _resolve(
+    view: ResultsView, experiment: str, node: str | None, size: str | None
+) -> tuple[Result, Table] | Failure:
+    results = view.for_experiment(experiment)
+    if not results and experiment not in view.experiments:
+        known = sorted({*view.experiments, *(r.experiment for r in view.results)})
+        listing = f"declared experiments: {', '.join(known)}" if known else "no experiment is declared yet"
+        return Failure(
+            f"unknown experiment '{experiment}'",
+            f"{_hint(experiment, known)}{listing} (specs live next to the code under code/)",
+        )
+    if node is not None:
+        on_node = [r for r in results if r.node == node]
+        if not on_node:
+            return Failure(
+                f"experiment '{experiment}' has no result on node '{node}'",
+                f"run {run_command(experiment, node)} on that node and commit "
+                f"measure/results/{node}/{experiment}.json",
+            )
+        results = on_node
+    present = [r for r in results if r.state != "missing"]
+    if not present:
+        target = results[0].node if len(results) == 1 else (view.nodes[0] if len(view.nodes) == 1 else "NAME")
+        return Failure(
+            f"experiment '{experiment}' has no result" + (f" on node '{target}'" if target != "NAME" else ""),
+            f"run {run_command(experiment, target)} on the verification node and commit "
+            f"measure/results/{target}/{experiment}.json",
+        )
+    if len(present) > 1:
+        nodes = sorted(r.node for r in present)
+        return Failure(
+            f"experiment '{experiment}' has results on several nodes: {', '.join(nodes)}",
+            f"choose one with node={nodes[0]}",
+        )
+    result = present[0]
+    if result.state != "fresh":
+        detail = f": {result.problem}" if result.problem else ""
+        return Failure(
+            f"result of experiment '{experiment}' on node '{result.node}' is {result.state}{detail}",
+            result.remedy or f"re-run {run_command(experiment, result.node)} and commit the result",
+        )
+    sizes = [t.size for t in result.tables]
+    if size is None:
+        if len(sizes) != 1:
+            return Failure(
+                f"experiment '{experiment}' has several sizes: {', '.join(sizes)}",
+                f"choose one with size={sizes[-1] if sizes else 'SIZE'}",
+            )
+        return result, result.tables[0]
+    table = result.table(size)
+    if table is None:
+        return Failure(
+            f"experiment '{experiment}' has no size '{size}'",
+            f"{_hint(size, sizes)}sizes measured: {', '.join(sizes)}",
+        )
+    return result, table
+
+
+def select_rows(result: Result, table: Table, kernels: Sequence[str] | None) -> list[Row] | Failure:
+    names = [r.kernel for r in table.rows]
+    if kernels is None:
+        rows = list(table.rows)
+    else:
+        rows = []
+        for k in kernels:
+            row = table.row(k)
+            if row is None:
+                return _no_kernel(result.experiment, k, names)
+            rows.append(row)
+    for row in rows:
+        if row.failed is not None:
+            return Failure(
+                f"kernel '{row.kernel}' of experiment '{result.experiment}' failed its correctness "
+                f"check: {row.failed}",
+                f"fix the kernel{' in ' + result.source if result.source else ''}, then re-run "
+                f"{run_command(result.experiment, result.node)}",
+            )
+    return rows
+
+
+def _no_kernel(experiment: str, kernel: str, names: Sequence[str]) -> Failure:
+    return Failure(
+        f"experiment '{experiment}' has no kernel '{kernel}'",
+        f"{_hint(kernel, names)}kernels: {', '.join(names)}",
+    )
+
+
+def figure(row: Row, column: Column) -> float | None:
+    return {
+        "time": row.time_ms,
+        "iqr": row.iqr_ms,
+        "gbps": row.gbps,
+        "gflops": row.gflops,
+        "pct_copy": row.pct_copy,
+        "pct_peak": row.pct_peak,
+    }[column]
+
+
+def _values_key(result: Result, table: Table) -> str:
+    return f"{result.experiment}/{table.size}/{result.node}"
+
+
+def default_columns(result: Result, rows: Sequence[Row]) -> list[Column]:
+    cols: list[Column] = ["time", result.metric]
+    if any(r.pct_copy is not None for r in rows):
+        cols.append("pct_copy")
+    return cols
+
+
+def embed(
+    view: ResultsView,
+    experiment: str,
+    *,
+    node: str | None,
+    size: str | None,
+    kernels: Sequence[str] | None,
+    columns: Sequence[Column] | None,
+) -> Shown | Failure:
+    """Provenance sentence, table and chart for one table embed (cached per view and arguments)."""
+    key = (
+        "embed",
+        experiment,
+        node,
+        size,
+        tuple(kernels) if kernels else None,
+        tuple(columns) if columns else None,
+    )
+    hit = view.cache.get(key)
+    if hit is None:
+        hit = _embed(view, experiment, node=node, size=size, kernels=kernels, columns=columns)
+        view.cache[key] = hit
+    return hit  # type: ignore[return-value]
+
+
+def _embed(
+    view: ResultsView,
+    experiment: str,
+    *,
+    node: str | None,
+    size: str | None,
+    kernels: Sequence[str] | None,
+    columns: Sequence[Column] | None,
+) -> Shown | Failure:
+    found = resolve(view, experiment, node, size)
+    if isinstance(found, Failure):
+        return found
+    result, table = found
+    rows = select_rows(result, table, kernels)
+    if isinstance(rows, Failure):
+        return rows
+    cols = list(columns) if columns else default_columns(result, rows)
+    for c in cols:
+        if all(figure(r, c) is None for r in rows):
+            return _no_column(result, rows, c)
+    assert result.provenance is not None, "a fresh result always has provenance"
+    sentence = provenance_sentence(result.provenance)
+    vkey = _values_key(result, table)
+    values: list[str] = [f"{vkey} provenance: {sentence}"]
+    notes = any(r.suspect or r.noisy for r in rows)
+    head = "".join(f'<th class="gloss-num">{escape(COLUMNS[c][0])}</th>' for c in cols)
+    out = [
+        f'<div class="gloss-measured" data-experiment="{escape(experiment)}" '
+        f'data-size="{escape(table.size)}" data-node="{escape(result.node)}">',
+        f'<p class="gloss-measured-provenance">{escape(sentence)}.</p>',
+        f"<table><caption>{escape(experiment)} at {fmt.size_label(table.size)}</caption>",
+        f"<thead><tr><th>Kernel</th>{head}{'<th>Note</th>' if notes else ''}</tr></thead><tbody>",
+    ]
+    for r in rows:
+        cells = []
+        for c in cols:
+            x = figure(r, c)
+            cells.append(f'<td class="gloss-num">{fmt.cell(c, x)}</td>')
+            if x is not None:
+                values.append(f"{vkey} {r.kernel} {c}: {fmt.prose(c, x)}")
+        reasons = [f"suspect: {s}" for s in r.suspect] + (
+            ["noisy: stopped at the time limit"] if r.noisy else []
+        )
+        note = f'<td class="gloss-note">{escape("; ".join(reasons))}</td>' if notes else ""
+        mark = ' <span class="gloss-suspect-mark" title="suspect">\u26a0</span>' if r.suspect else ""
+        cls = ' class="gloss-suspect"' if r.suspect else ""
+        out.append(f"<tr{cls}><td><code>{escape(r.kernel)}</code>{mark}</td>{''.join(cells)}{note}</tr>")
+    out.append("</tbody></table>")
+    out.append(_chart(result, table, rows))
+    out.append("</div>")
+    return Shown("".join(out), tuple(values))
+
+
+def _no_column(result: Result, rows: Sequence[Row], column: Column) -> Failure:
+    have = [c for c in COLUMNS if any(figure(r, c) is not None for r in rows)]
+    return Failure(
+        f"experiment '{result.experiment}' has no {COLUMNS[column][0]} figures",
+        f"columns with figures: {', '.join(have)}",
+    )
+
+
+def _chart(result: Result, table: Table, rows: Sequence[Row]) -> str:
+    metric: Column = result.metric
+    unit = COLUMNS[metric][1]
+    bars = [
+        chart.Bar(r.kernel, figure(r, metric), fmt.number(figure(r, metric)), bool(r.suspect)) for r in rows
+    ]
+    ceiling = table.ceiling_gbps if metric == "gbps" else None
+    ceiling_text = f"{table.ceiling_label} {fmt.quantity(ceiling, unit)}"
+    where = f"{result.experiment} at {fmt.size_label(table.size)} on {result.node}"
+    parts = []
+    for r, b in zip(rows, bars, strict=True):
+        text = f"{r.kernel}: {fmt.quantity(b.value, unit)}"
+        if r.pct_copy is not None and metric == "gbps":
+            text += f" ({fmt.percent(r.pct_copy)} of copy)"
+        if r.suspect:
+            text += f" (suspect: {'; '.join(r.suspect)})"
+        parts.append(text)
+    ceiling_desc = f" against the {ceiling_text}" if ceiling else ""
+    desc = f"Bar chart of {unit} by kernel{ceiling_desc}. " + ". ".join(parts) + "."
+    return chart.render(
+        bars,
+        unit=unit,
+        title=f"{unit} by kernel, {where}",
+        desc=desc,
+        ceiling=ceiling,
+        ceiling_text=ceiling_text,
+    )
+
+
+ValueKind = Literal["value", "ratio"]
+
+
+def value(
+    view: ResultsView, experiment: str, *, node: str | None, size: str | None, kernel: str, column: Column
+) -> Shown | Failure:
+    """One measured value in prose, formatted as in the table."""
+    found = resolve(view, experiment, node, size)
+    if isinstance(found, Failure):
+        return found
+    result, table = found
+    rows = select_rows(result, table, [kernel])
+    if isinstance(rows, Failure):
+        return rows
+    x = figure(rows[0], column)
+    if x is None:
+        return Failure(
+            f"kernel '{kernel}' of experiment '{experiment}' has no {COLUMNS[column][0]} figure",
+            f"columns with figures: {', '.join(c for c in COLUMNS if figure(rows[0], c) is not None)}",
+        )
+    text = fmt.prose(column, x)
+    title = f"{experiment}, {kernel}, {fmt.size_label(table.size)}, {result.node}"
+    html = f'<span class="gloss-value" title="{escape(title)}">{_inline(text)}</span>'
+    return Shown(html, (f"{_values_key(result, table)} {kernel} {column}: {text}",))
+
+
+def ratio(
+    view: ResultsView,
+    experiment: str,
+    *,
+    node: str | None,
+    size: str | None,
+    num: str,
+    den: str,
+    column: Column,
+    as_percent: bool,
+) -> Shown | Failure:
+    """``num`` over ``den`` in one column, as "1.92×" or (``as_percent``) "52.1 %"."""
+    found = resolve(view, experiment, node, size)
+    if isinstance(found, Failure):
+        return found
+    result, table = found
+    rows = select_rows(result, table, [num, den])
+    if isinstance(rows, Failure):
+        return rows
+    a, b = figure(rows[0], column), figure(rows[1], column)
+    for k, x in ((num, a), (den, b)):
+        if x is None:
+            return Failure(
+                f"kernel '{k}' of experiment '{experiment}' has no {COLUMNS[column][0]} figure",
+                f"columns with figures: "
+                f"{', '.join(c for c in COLUMNS if figure(table.row(k) or rows[0], c) is not None)}",
+            )
+    assert a is not None and b is not None
+    if b == 0:
+        return Failure(
+            f"kernel '{den}' of experiment '{experiment}' has a {COLUMNS[column][0]} of zero",
+            "choose another denominator (den=)",
+        )
+    text = fmt.percent(100 * a / b) if as_percent else fmt.ratio(a / b)
+    title = (
+        f"{experiment}, {num} over {den} ({COLUMNS[column][0]}), {fmt.size_label(table.size)}, {result.node}"
+    )
+    html = f'<span class="gloss-value gloss-ratio" title="{escape(title)}">{_inline(text)}</span>'
+    return Shown(html, (f"{_values_key(result, table)} {num}/{den} {column}: {text}",))
+
+
+_MD_SPECIAL = {c: f"&#{ord(c)};" for c in "*_[]`\\<>&|"}
+
+
+def _inline(text: str) -> str:
+    """Text safe inside an inline Markdown paragraph: HTML-escaped, Markdown punctuation as entities."""
+    return "".join(_MD_SPECIAL.get(c, c) for c in text)
+
+
+def cited(figure_text: str, source: str) -> str:
+    return (
+        f'<span class="gloss-cited">{_inline(figure_text)}<sup class="gloss-cited-source" '
+        f'title="quoted from {escape(source)}">[{_inline(source)}]</sup></span>'
+    )
+
+
+def banner(failure: Failure, *, preview: bool, what: str) -> str:
+    """A visible block shown instead of a table that cannot be shown."""
+    text = f"{failure.problem}; {failure.remedy}" if preview else failure.problem
+    return (
+        f'<div class="admonition danger gloss-measured-problem" role="alert">'
+        f'<p class="admonition-title">Measurement not shown: {escape(what)}</p>'
+        f"<p>{_inline(text)}</p></div>"
+    )
+
+
+def inline_problem(failure: Failure, *, preview: bool) -> str:
+    """A visible mark shown instead of a value that cannot be shown."""
+    text = failure.problem if preview else "measured value unavailable"
+    return (
+        f'<mark class="gloss-measured-problem" title="{escape(failure.problem)}">'
+        f"\u26a0 {_inline(text)}</mark>"
+    )
