@@ -251,8 +251,8 @@ def check_references(content: Content, root: Path) -> list[Problem]:
             if not m.diagram.alt.strip():
                 problems.append(Problem(term.path, line_of(m.diagram, "alt"), "diagram alt text is empty",
                                         "describe in words what the diagram shows"))
-        for i, ref in enumerate(m.code):
-            _, problem = excerpt(root, ref, term.path, line_of(m, "code", i))
+        for i, code_ref in enumerate(m.code):
+            _, problem = excerpt(root, code_ref, term.path, line_of(m, "code", i))
             if problem:
                 problems.append(problem)
     for lesson in content.lessons.values():

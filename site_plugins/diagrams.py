@@ -81,7 +81,7 @@ def _tile_lifecycle(p: Mapping[str, int], alt: str) -> str:
     width = x_out + side + 20
     height = bar_y + 50
     head = (f'<svg xmlns="http://www.w3.org/2000/svg" class="gloss-diagram" role="img" '
-            f'viewBox="0 0 {width} {height}" width="100%" style="max-width:{width}px" '
+            f'viewBox="0 0 {width} {height}" width="{width}" height="{height}" style="max-width:100%;height:auto" '
             f'aria-labelledby="gloss-tl-title gloss-tl-desc">'
             f'<title id="gloss-tl-title">Tile lifecycle, tile[{tile}][{tile + pad}]</title>'
             f'<desc id="gloss-tl-desc">{escape(alt)}</desc>'

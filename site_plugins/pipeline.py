@@ -147,8 +147,8 @@ def prepare(root: Path, docs_dir: str = "content", *, preview: bool = False,
         urls = [s.url for s in e.meta.sources]
         dates = {u: checked(u) for u in urls}
         last = min(dates.values()) if urls and all(dates.values()) else None  # type: ignore[type-var]
-        banner = st.banner if preview and not st.published else (st.banner if preview else None)
-        parts = render.PageParts(body=expansion.markdown, excerpts=excerpts if e.kind == "term" else excerpts,
+        banner = st.banner if preview else None
+        parts = render.PageParts(body=expansion.markdown, excerpts=excerpts,
                                  diagram_svg=diagram_svg, checked=dates,
                                  byline=render.render_byline(st, last, bool(urls)), banner=banner)
         if e.kind == "term":

@@ -63,7 +63,7 @@ def _lede(text: str) -> str:
 def _banner(text: str | None) -> str:
     if not text:
         return ""
-    return f'!!! warning "Draft: not published"\n\n    {text}\n\n'
+    return f'!!! warning "Preview"\n\n    {text}\n\n'
 
 
 def render_term(entry: Entry, parts: PageParts, *, content: Content, visible: Callable[[Entry], bool],

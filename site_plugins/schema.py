@@ -92,7 +92,7 @@ def build(cls: type[T], node: yaml.Node | None, path: str, where: str = "") -> t
     """Check ``node`` against dataclass ``cls``; returns the value (None if unusable) and the problems."""
     problems: list[Problem] = []
     if node is None:
-        node = yaml.MappingNode("tag:yaml.org,2002:map", [], yaml.Mark(path, 0, 0, 0, None, None))
+        node = yaml.MappingNode("tag:yaml.org,2002:map", [], yaml.Mark(path, 0, 0, 0, "", 0))
     value = _convert(cls, node, path, where, problems)
     return (value if not _failed(value) else None), problems
 
@@ -243,9 +243,7 @@ def _convert_scalar(tp: Any, node: yaml.Node, path: str, where: str, problems: l
             return str(node.value)
         if tag == "str":
             return str(node.value)
-    elif tp is bool and tag == "bool":
-        return _scalar(node)
-    elif tp is int and tag == "int":
+    elif (tp is bool and tag == "bool") or (tp is int and tag == "int"):
         return _scalar(node)
     elif tp is float and tag in ("int", "float"):
         return float(_scalar(node))
