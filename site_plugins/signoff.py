@@ -435,6 +435,10 @@ class Refused(Exception):
     """A sign-off that must not be recorded; the message is the whole user-facing explanation."""
 
 
+class NothingToDo(Refused):
+    """The same person already signed the same content in the same role."""
+
+
 def now_utc() -> dt.datetime:
     return dt.datetime.now(dt.UTC).replace(microsecond=0)
 
@@ -458,7 +462,7 @@ def plan_signature(reg: Registry, signable: Signable, role: Role, name: str, *, 
     names = reg.names()
     if role == "author":
         if rec.author is not None and rec.author.name == person.name and rec.author.fingerprint == fp:
-            raise Refused(f"{person.name} already signed the current content of {path} as author; "
+            raise NothingToDo(f"{person.name} already signed the current content of {path} as author; "
                           "nothing to do")
         if rec.reviewer is not None and rec.reviewer.name == person.name and rec.reviewer.fingerprint == fp:
             raise Refused(f"{person.name} reviewed {path} and cannot also sign it as author; "
@@ -476,7 +480,7 @@ def plan_signature(reg: Registry, signable: Signable, role: Role, name: str, *, 
         raise Refused(f"{person.name} signed {path} as author and cannot also review it; "
                       "ask another registered person to review")
     if rec.reviewer is not None and rec.reviewer.name == person.name and rec.reviewer.fingerprint == fp:
-        raise Refused(f"{person.name} already reviewed the current content of {path}; nothing to do")
+        raise NothingToDo(f"{person.name} already reviewed the current content of {path}; nothing to do")
     # The round is complete: the previous pair is no longer what gets published.
     return EntrySignoff(author=author, reviewer=sig, previous=None), sig
 
