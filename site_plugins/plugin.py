@@ -6,8 +6,10 @@ Content problems are warnings on ``mkdocs.plugins.gloss`` (``mkdocs build --stri
 
 from __future__ import annotations
 
+import datetime as dt
 import logging
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +22,8 @@ from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
 
 from site_plugins import pipeline, render
+from site_plugins.content import source_urls
+from site_plugins.links import evidence
 
 log = logging.getLogger("mkdocs.plugins.gloss")
 
@@ -57,9 +61,18 @@ class GlossPlugin(BasePlugin[GlossConfig]):
         return config
 
     def on_files(self, files: Files, /, *, config: MkDocsConfig) -> Files:
+        path = self.root / self.config.evidence_file
+        try:
+            ev = evidence.load(path, self.config.evidence_file)
+        except evidence.EvidenceError as exc:
+            raise PluginError(str(exc)) from exc
         self.build = build = pipeline.prepare(self.root, self.docs_dir, preview=self.preview,
-                                              checked=self._checked())
-        for problem in build.problems:
+                                              checked=_checked_on(ev))
+        stale = evidence.evidence_problems(ev, source_urls(build.content),
+                                           max_age_days=self.config.evidence_max_age_days,
+                                           today=dt.datetime.now(dt.UTC).date(),
+                                           evidence_path=self.config.evidence_file)
+        for problem in sorted(set(build.problems) | set(stale)):
             log.warning(str(problem))
         for uri in build.hidden:
             f = files.get_file_from_path(uri)
@@ -99,10 +112,11 @@ class GlossPlugin(BasePlugin[GlossConfig]):
                 server.watch(str(path))
         return server
 
-    def _checked(self) -> Any:
-        try:
-            from site_plugins.links import evidence  # the link checker's evidence module, once present
-        except ImportError:
-            return None
-        make = getattr(evidence, "checked_on_function", None)
-        return make(self.root / self.config.evidence_file) if make else None
+
+
+def _checked_on(ev: evidence.Evidence) -> Callable[[str], str | None]:
+    def checked_on(url: str) -> str | None:
+        rec = ev.last_ok(url)
+        return rec.checked_on.isoformat() if rec else None
+
+    return checked_on

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from pathlib import Path
 
@@ -121,3 +122,33 @@ def test_gloss_check_prints_the_same_words(tmp_path: Path, capsys: pytest.Captur
         "content/lessons/day01-intro.md:6: unknown term 'x'; use the slug of a file in content/terms/ "
         "or create content/terms/x.md"]
     assert gloss(["check", "--root", str(tmp_path / "nowhere")]) == 2
+
+
+def _evidence(root: Path, when: dt.datetime) -> None:
+    from site_plugins.links import evidence
+
+    rec = evidence.Record(url="https://example.org/guide", checked_at=when,
+                          final_url="https://example.org/guide", status=200)
+    evidence.save(root / "links-evidence.json", evidence.Evidence().updated([rec]))
+
+
+def test_checked_dates_come_from_link_evidence(tmp_path: Path) -> None:
+    root = make_site(tmp_path, project(), plugin_options=PREVIEW)
+    recent = dt.datetime.now(dt.UTC).replace(microsecond=0) - dt.timedelta(days=3)
+    _evidence(root, recent)
+    page = html(build_site(root), "terms/tiling/index.html")
+    day = recent.date().isoformat()
+    assert f'<span class="gloss-checked">(checked {day})</span>' in page
+    assert f"Written by: pending. Reviewed by: pending. Last checked on {day}." in page
+
+
+def test_old_evidence_is_a_warning(tmp_path: Path, expect_warnings: object) -> None:
+    root = make_site(tmp_path, project(), plugin_options="preview: true\n      evidence_max_age_days: 30")
+    old = dt.datetime.now(dt.UTC).replace(microsecond=0) - dt.timedelta(days=40)
+    _evidence(root, old)
+    expect_warnings.add(  # type: ignore[attr-defined]
+        f"content/terms/tiling.md:9: source https://example.org/guide was last checked on {old.date().isoformat()}, "
+        "40 days ago (more than 30); run 'gloss links check' with network access (the scheduled links workflow "
+        "does) and commit links-evidence.json")
+    with pytest.raises(Abort):
+        build_site(root)
