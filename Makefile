@@ -1,5 +1,6 @@
 # Two commands a newcomer needs: `make site` and `make test`. Each makes its own .venv.
 PY ?= python3
+export NO_MKDOCS_2_WARNING := 1
 VENV := .venv
 BIN := $(VENV)/bin
 

@@ -158,11 +158,13 @@ def prepare(root: Path, docs_dir: str = "content", *, preview: bool = False,
             md = render.render_lesson(e, parts, content=content, visible=visible)
         build.pages[uri] = md
 
-    pending = sum(1 for e in content.entries() if not states[e.path].published)
+    def pending(kind: str) -> int:
+        return sum(1 for e in content.entries() if e.kind == kind and not states[e.path].published)
+
     terms = [e for e in shown.values() if e.kind == "term"]
     lessons = [e for e in shown.values() if e.kind == "lesson"]
-    build.pages[GLOSSARY_INDEX] = render.render_glossary_index(GLOSSARY_INDEX, terms, pending)
-    build.pages[LESSON_INDEX] = render.render_lesson_index(LESSON_INDEX, lessons, pending)
+    build.pages[GLOSSARY_INDEX] = render.render_glossary_index(GLOSSARY_INDEX, terms, pending("term"))
+    build.pages[LESSON_INDEX] = render.render_lesson_index(LESSON_INDEX, lessons, pending("lesson"))
     build.pages[MEASUREMENTS_PAGE] = measured.measurements_page(view, embedded_by)
     for file, text in build.code_files.items():
         language = "cuda" if PurePosixPath(file).suffix in (".cu", ".cuh") else "text"

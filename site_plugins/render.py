@@ -165,7 +165,7 @@ def render_byline(state: EntryState, last_checked: str | None, any_sources: bool
 def render_glossary_index(index_uri: str, terms: Sequence[Entry], pending: int) -> str:
     out = ["# Glossary\n\n", "Every term with its one-line definition, A to Z.\n\n"]
     if pending:
-        out.append(_pending_note(pending))
+        out.append(_pending_note(pending, "term"))
     letter = ""
     for t in sorted(terms, key=lambda e: _sort_key(e)):
         first = _sort_key(t)[0][:1].upper()
@@ -194,7 +194,7 @@ def _sort_key(term: Entry) -> tuple[str, str]:
 def render_lesson_index(index_uri: str, lessons: Sequence[Entry], pending: int) -> str:
     out = ["# Lessons\n\n", "The lessons by day, each with what it covers.\n\n"]
     if pending:
-        out.append(_pending_note(pending))
+        out.append(_pending_note(pending, "lesson"))
     for lesson in sorted(lessons, key=_day):
         out.append(f"- [{lesson_label(lesson)}]({rel(index_uri, lesson.src_uri)}): {lesson.lede}\n")
     if not lessons:
@@ -202,8 +202,8 @@ def render_lesson_index(index_uri: str, lessons: Sequence[Entry], pending: int) 
     return "".join(out)
 
 
-def _pending_note(pending: int) -> str:
-    noun = "entry awaits" if pending == 1 else "entries await"
+def _pending_note(pending: int, kind: str) -> str:
+    noun = f"{kind} awaits" if pending == 1 else f"{kind}s await"
     return f'<p class="gloss-pending">{pending} {noun} sign-off and {"is" if pending == 1 else "are"} ' \
            "not shown here yet.</p>\n\n"
 
