@@ -425,7 +425,7 @@ def evaluate(root: Path, entries: Sequence[Signable], signable_at: SignableAt | 
                     f"({sig.fingerprint[:19]}…) cannot be recovered from git, so the entry is unpublished",
                     f"review the change and sign it again: gloss sign {s.path} --as author --name NAME"))
         out.append(Status(assessment=a, recovered=recovered))
-    return out, problems
+    return out, sorted(problems)
 
 
 # --- signing ----------------------------------------------------------------------------------------

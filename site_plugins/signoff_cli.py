@@ -33,11 +33,15 @@ class _Usage(Exception):
     """A usage or environment error: printed, exit 2."""
 
 
-def _parser(prog: str, description: str) -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog=prog, description=description)
+def _common() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(add_help=False)
     p.add_argument("--root", type=Path, default=Path("."), help="project root (holds mkdocs.yml and signoff.yaml)")
     p.add_argument("--docs-dir", default="content", help="content folder, relative to the root")
     return p
+
+
+def _parser(prog: str, description: str, common: bool = True) -> argparse.ArgumentParser:
+    return argparse.ArgumentParser(prog=prog, description=description, parents=[_common()] if common else [])
 
 
 def _parse(parser: argparse.ArgumentParser, argv: Sequence[str]) -> argparse.Namespace | int:
@@ -416,12 +420,13 @@ sources: []
 
 
 def new_main(argv: list[str]) -> int:
-    parser = _parser("gloss new", "Scaffold a new term or lesson from the entry anatomy.")
+    parser = _parser("gloss new", "Scaffold a new term or lesson from the entry anatomy.", common=False)
     sub = parser.add_subparsers(dest="kind", required=True, metavar="{term,lesson}")
-    term = sub.add_parser("term", help="gloss new term SLUG: content/terms/SLUG.md")
+    term = sub.add_parser("term", help="gloss new term SLUG: content/terms/SLUG.md", parents=[_common()])
     term.add_argument("slug", metavar="SLUG", help="lower case with hyphens, e.g. bank-conflict")
     term.add_argument("--title", help='the question form, e.g. "What is a bank conflict in CUDA?"')
-    lesson = sub.add_parser("lesson", help="gloss new lesson DAY SLUG: content/lessons/dayNN-SLUG.md")
+    lesson = sub.add_parser("lesson", help="gloss new lesson DAY SLUG: content/lessons/dayNN-SLUG.md",
+                            parents=[_common()])
     lesson.add_argument("day", metavar="DAY", type=int, help="the day number, e.g. 13")
     lesson.add_argument("slug", metavar="SLUG", help="lower case with hyphens, e.g. shared-memory")
     lesson.add_argument("--title", help="the lesson's title")
