@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from fixtures import TERM_A, project
 from sitekit import write_tree
+from tinyproject import TERM_A, project
 
 from site_plugins.content import LessonMeta, TermMeta, excerpt, load_content, regions, source_urls
 

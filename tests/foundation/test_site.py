@@ -7,9 +7,9 @@ import re
 from pathlib import Path
 
 import pytest
-from fixtures import LESSON, TERM_A, project
 from mkdocs.exceptions import Abort
 from sitekit import build_site, make_site
+from tinyproject import LESSON, TERM_A, project
 
 from site_plugins.cli import main as gloss
 
