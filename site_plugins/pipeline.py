@@ -66,7 +66,8 @@ def entry_excerpts(root: Path, entry: Entry) -> tuple[list[Excerpt], list[Proble
 
 
 def expand_body(entry: Entry, view: measured.ResultsView, preview: bool) -> measured.Expansion:
-    return measured.expand(entry.body, path=entry.path, first_line=entry.body_line, view=view, preview=preview)
+    return measured.expand(entry.body, path=entry.path, first_line=entry.body_line, view=view, preview=preview,
+                           sources=[s.title for s in entry.meta.sources])
 
 
 def signable(root: Path, entry: Entry, view: measured.ResultsView) -> publish.Signable:

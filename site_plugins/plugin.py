@@ -28,7 +28,6 @@ from site_plugins.links import evidence
 log = logging.getLogger("mkdocs.plugins.gloss")
 
 ASSETS = Path(__file__).parent / "assets"
-CSS = "assets/gloss/gloss.css"
 
 
 class GlossConfig(base.Config):
@@ -57,7 +56,10 @@ class GlossPlugin(BasePlugin[GlossConfig]):
             self.docs_dir = docs.relative_to(self.root).as_posix()
         except ValueError as exc:
             raise PluginError(f"gloss: docs_dir {docs} must lie inside the project at {self.root}") from exc
-        config.extra_css.append(CSS)
+        # Every stylesheet of ours (the anatomy's, the measurement tables' and charts') is served
+        # from the site itself: no external requests.
+        for css in sorted(ASSETS.rglob("*.css")):
+            config.extra_css.append(f"assets/gloss/{css.relative_to(ASSETS).as_posix()}")
         return config
 
     def on_files(self, files: Files, /, *, config: MkDocsConfig) -> Files:
