@@ -36,9 +36,7 @@ def _x(v: float) -> str:
     return f"{v:.1f}".rstrip("0").rstrip(".")
 
 
-def render(
-    bars: Sequence[Bar], *, unit: str, title: str, desc: str, ceiling: float | None, ceiling_text: str
-) -> str:
+def render(bars: Sequence[Bar], *, unit: str, title: str, desc: str, ceiling: float | None, ceiling_text: str) -> str:
     """The ``<svg>`` element, on one line. ``ID`` stands for the page-unique id prefix."""
     label_w = min(220.0, max(60.0, CHAR_W * max((len(b.label) for b in bars), default=4) + 12))
     x0 = label_w
@@ -72,8 +70,7 @@ def render(
         cls = "gloss-chart-bar gloss-chart-bar--suspect" if bar.suspect else "gloss-chart-bar"
         extra = ' fill-opacity="0.45" stroke="currentColor" stroke-dasharray="3 2"' if bar.suspect else ""
         parts.append(
-            f'<rect class="{cls}" x="{_x(x0)}" y="{_x(mid - BAR_H / 2)}" width="{_x(w)}" '
-            f'height="{BAR_H}"{extra}/>'
+            f'<rect class="{cls}" x="{_x(x0)}" y="{_x(mid - BAR_H / 2)}" width="{_x(w)}" height="{BAR_H}"{extra}/>'
         )
         mark = " \u26a0" if bar.suspect else ""
         parts.append(

@@ -109,9 +109,7 @@ def check(d: Directive) -> Failure | None:
                 "write as=times (1.92×) or as=percent (52.1 %)",
             )
         if any(v.strip() == "" for v in values):
-            return Failure(
-                f"option '{key}' in '{short}' has an empty value", "write a value or leave the option out"
-            )
+            return Failure(f"option '{key}' in '{short}' has an empty value", "write a value or leave the option out")
     for key in spec.required:
         if key not in d.options:
             return Failure(f"'{short}' needs {key}=", f"write it as {spec.example}")
@@ -287,8 +285,11 @@ def _lint_span(
     if start >= end:
         return
     chunk = text[start:end]
-    if "{{" in chunk:
+    unclosed = chunk.find("{{")
+    if unclosed >= 0:
         page.problem(line, Failure("unclosed '{{'", "end the directive with '}}' on the same line"))
+        edits.setdefault(line, []).append((start + unclosed, end, _marked(chunk[unclosed:])))
+        chunk = chunk[:unclosed]
     for m in lint.FIGURE.finditer(chunk):
         page.problems.append(lint.figure_problem(page.path, page.first_line + line, m.group(0)))
         if page.preview:

@@ -19,9 +19,7 @@ UNIT = (
 )
 # A number (with optional decimal part or thousands groups), optional space, a unit, then no more word.
 FIGURE = re.compile(
-    r"(?<![\w.])(\d+(?:[.,]\d+)*(?:[eE][-+]?\d+)?)(?:[ \t\u00a0\u202f]|&nbsp;|&#160;)?("
-    + UNIT
-    + r")(?![\w/])",
+    r"(?<![\w.])(\d+(?:[.,]\d+)*(?:[eE][-+]?\d+)?)(?:[ \t\u00a0\u202f]|&nbsp;|&#160;)?(" + UNIT + r")(?![\w/])",
     re.IGNORECASE,
 )
 _UNIT_ONLY = re.compile(r"(?<![\w])" + UNIT + r"(?![\w])", re.IGNORECASE)

@@ -68,8 +68,7 @@ def _reasons(v: rs.RowView, raw: rs.Row | None, p: rs.Provenance) -> tuple[str, 
             reasons.append("working set fits in L2")
     if v.above_95pct_of_peak:
         reasons.append(
-            f"above 95{fmt.NBSP}% of the theoretical DRAM peak "
-            f"({fmt.quantity(p.theoretical_peak_gbps, 'GB/s')})"
+            f"above 95{fmt.NBSP}% of the theoretical DRAM peak ({fmt.quantity(p.theoretical_peak_gbps, 'GB/s')})"
         )
     return tuple(reasons)
 
@@ -107,16 +106,19 @@ def _tables(entry: rs.Entry) -> tuple[Table, ...]:
     result = entry.result
     if result is None:
         return ()
-    raw = {(r.kernel, r.size): r for r in [*result.ceilings, *result.rows]}
+    prov = result.provenance
+    views = {(v.kernel, v.size): v for v in [*entry.ceiling_rows(), *entry.rows()]}
+
+    def convert(raw: rs.Row) -> Row:
+        v = views.get((raw.kernel, raw.size))
+        return _row(v, raw, prov) if v is not None else _failed_row(raw)
+
+    ceilings = tuple(convert(r) for r in result.ceilings)
     ceiling = _finite(entry.copy_ceiling_gbps)
-    views = [*entry.ceiling_rows(), *entry.rows()]
-    failed = [*(r for r in result.ceilings if not r.check.passed), *entry.failed_rows()]
-    sizes = list(dict.fromkeys([*(r.size for r in result.rows), *(r.size for r in result.ceilings)]))
     tables = []
-    for size in sizes:
-        rows = [_row(v, raw.get((v.kernel, v.size)), result.provenance) for v in views if v.size == size]
-        rows += [_failed_row(r) for r in failed if r.size == size]
-        tables.append(Table(size=size, rows=tuple(rows), ceiling_gbps=ceiling))
+    for size in dict.fromkeys(r.size for r in result.rows):
+        rows = tuple(convert(r) for r in result.rows if r.size == size)
+        tables.append(Table(size=size, rows=rows, ceiling_gbps=ceiling, ceilings=ceilings))
     return tuple(tables)
 
 

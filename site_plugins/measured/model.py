@@ -43,8 +43,12 @@ class Table:
     ceiling_gbps: float | None = None  # the copy ceiling the % of copy column is relative to
     ceiling_label: str = "copy ceiling"
 
+    # The node's copy ceilings measured in the same run (at their own size): shown only when an embed
+    # names them, e.g. rows=memcpy,naive.
+    ceilings: tuple[Row, ...] = ()
+
     def row(self, kernel: str) -> Row | None:
-        for r in self.rows:
+        for r in (*self.rows, *self.ceilings):
             if kernel in (r.kernel, r.id):
                 return r
         return None

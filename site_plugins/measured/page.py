@@ -63,9 +63,7 @@ def measurements_page(view: ResultsView, embedded_by: dict[str, list[tuple[str, 
             title = ""
             if r and r.state != "fresh" and r.problem:
                 title = f' title="{escape(r.problem + "; " + r.remedy)}"'
-                state_cell = (
-                    f'<span class="gloss-state gloss-state--{state}"{title}>{STATE_WORDS[state]}</span>'
-                )
+                state_cell = f'<span class="gloss-state gloss-state--{state}"{title}>{STATE_WORDS[state]}</span>'
             detail = f' title="{escape(provenance_sentence(r.provenance))}"' if r and r.provenance else ""
             out.append(
                 f'<tr markdown="1" id="{escape(exp)}{"-" + escape(r.node) if r else ""}">'
@@ -78,9 +76,7 @@ def measurements_page(view: ResultsView, embedded_by: dict[str, list[tuple[str, 
         out += ["## What to do", ""]
         for r in sorted(problems, key=lambda x: (x.experiment, x.node)):
             detail = f": {r.problem}" if r.problem else ""
-            out.append(
-                f"- `{r.experiment}` on {r.node} is {STATE_WORDS[r.state]}{_escape_md(detail)}; {r.remedy}"
-            )
+            out.append(f"- `{r.experiment}` on {r.node} is {STATE_WORDS[r.state]}{_escape_md(detail)}; {r.remedy}")
         out.append("")
     return "\n".join(out)
 

@@ -51,9 +51,7 @@ def provenance_sentence(p: Provenance) -> str:
     )
 
 
-def resolve(
-    view: ResultsView, experiment: str, node: str | None, size: str | None
-) -> tuple[Result, Table] | Failure:
+def resolve(view: ResultsView, experiment: str, node: str | None, size: str | None) -> tuple[Result, Table] | Failure:
     """The fresh result and the table at one size that an embed or reference names, or why not."""
     key = ("resolve", experiment, node, size)
     hit = view.cache.get(key)
@@ -63,9 +61,7 @@ def resolve(
     return hit  # type: ignore[return-value]
 
 
-def _resolve(
-    view: ResultsView, experiment: str, node: str | None, size: str | None
-) -> tuple[Result, Table] | Failure:
+def _resolve(view: ResultsView, experiment: str, node: str | None, size: str | None) -> tuple[Result, Table] | Failure:
     results = view.for_experiment(experiment)
     if not results and experiment not in view.experiments:
         known = sorted({*view.experiments, *(r.experiment for r in view.results)})
@@ -76,11 +72,16 @@ def _resolve(
         )
     if node is not None:
         on_node = [r for r in results if r.node == node]
+        if not on_node and node not in view.nodes:
+            registered = ", ".join(view.nodes) or "none yet"
+            return Failure(
+                f"node '{node}' is not a registered verification node",
+                f"{_hint(node, view.nodes)}registered nodes: {registered} (measure/nodes.yaml)",
+            )
         if not on_node:
             return Failure(
                 f"experiment '{experiment}' has no result on node '{node}'",
-                f"run {run_command(experiment, node)} on that node and commit "
-                f"measure/results/{node}/{experiment}.json",
+                f"run {run_command(experiment, node)} on that node and commit measure/results/{node}/{experiment}.json",
             )
         results = on_node
     present = [r for r in results if r.state != "missing"]
@@ -91,11 +92,16 @@ def _resolve(
             f"run {run_command(experiment, target)} on the verification node and commit "
             f"measure/results/{target}/{experiment}.json",
         )
+    fresh = [r for r in present if r.state == "fresh"]
+    if len(present) > 1 and len(fresh) == 1:
+        # The one showable result wins; its node is named in the provenance sentence and the shown values.
+        present = fresh
     if len(present) > 1:
-        nodes = sorted(r.node for r in present)
+        listed = sorted(present, key=lambda r: r.node)
         return Failure(
-            f"experiment '{experiment}' has results on several nodes: {', '.join(nodes)}",
-            f"choose one with node={nodes[0]}",
+            f"experiment '{experiment}' has results on several nodes: "
+            + ", ".join(f"{r.node} ({r.state})" for r in listed),
+            f"choose one with node={listed[0].node}",
         )
     result = present[0]
     if result.state != "fresh":
@@ -122,7 +128,6 @@ def _resolve(
 
 
 def select_rows(result: Result, table: Table, kernels: Sequence[str] | None) -> list[Row] | Failure:
-    names = [r.kernel for r in table.rows]
     if kernels is None:
         rows = list(table.rows)
     else:
@@ -130,23 +135,27 @@ def select_rows(result: Result, table: Table, kernels: Sequence[str] | None) -> 
         for k in kernels:
             row = table.row(k)
             if row is None:
-                return _no_kernel(result.experiment, k, names)
+                return _no_kernel(result.experiment, k, table)
             rows.append(row)
     for row in rows:
         if row.failed is not None:
             return Failure(
-                f"kernel '{row.kernel}' of experiment '{result.experiment}' failed its correctness "
-                f"check: {row.failed}",
+                f"kernel '{row.kernel}' of experiment '{result.experiment}' failed its correctness check: {row.failed}",
                 f"fix the kernel{' in ' + result.source if result.source else ''}, then re-run "
                 f"{run_command(result.experiment, result.node)}",
             )
     return rows
 
 
-def _no_kernel(experiment: str, kernel: str, names: Sequence[str]) -> Failure:
+def _no_kernel(experiment: str, kernel: str, table: Table) -> Failure:
+    def named(rows: Sequence[Row]) -> str:
+        return ", ".join(f"{r.kernel} ({r.id})" if r.id and r.id != r.kernel else r.kernel for r in rows)
+
+    names = [n for r in (*table.rows, *table.ceilings) for n in (r.kernel, r.id) if n]
+    ceilings = f"; ceilings: {named(table.ceilings)}" if table.ceilings else ""
     return Failure(
         f"experiment '{experiment}' has no kernel '{kernel}'",
-        f"{_hint(kernel, names)}kernels: {', '.join(names)}",
+        f"{_hint(kernel, names)}kernels: {named(table.rows)}{ceilings}",
     )
 
 
@@ -237,9 +246,7 @@ def _embed(
             cells.append(f'<td class="gloss-num">{fmt.cell(c, x)}</td>')
             if x is not None:
                 values.append(f"{vkey} {r.kernel} {c}: {fmt.prose(c, x)}")
-        reasons = [f"suspect: {s}" for s in r.suspect] + (
-            ["noisy: stopped at the time limit"] if r.noisy else []
-        )
+        reasons = [f"suspect: {s}" for s in r.suspect] + (["noisy: stopped at the time limit"] if r.noisy else [])
         note = f'<td class="gloss-note">{escape("; ".join(reasons))}</td>' if notes else ""
         mark = ' <span class="gloss-suspect-mark" title="suspect">\u26a0</span>' if r.suspect else ""
         cls = ' class="gloss-suspect"' if r.suspect else ""
@@ -261,9 +268,7 @@ def _no_column(result: Result, rows: Sequence[Row], column: Column) -> Failure:
 def _chart(result: Result, table: Table, rows: Sequence[Row]) -> str:
     metric: Column = result.metric
     unit = COLUMNS[metric][1]
-    bars = [
-        chart.Bar(r.kernel, figure(r, metric), fmt.number(figure(r, metric)), bool(r.suspect)) for r in rows
-    ]
+    bars = [chart.Bar(r.kernel, figure(r, metric), fmt.number(figure(r, metric)), bool(r.suspect)) for r in rows]
     ceiling = table.ceiling_gbps if metric == "gbps" else None
     ceiling_text = f"{table.ceiling_label} {fmt.quantity(ceiling, unit)}"
     where = f"{result.experiment} at {fmt.size_label(table.size)} on {result.node}"
@@ -308,6 +313,7 @@ def value(
             f"columns with figures: {', '.join(c for c in COLUMNS if figure(rows[0], c) is not None)}",
         )
     text = fmt.prose(column, x)
+    kernel = rows[0].kernel  # the label, however the reference named the row
     title = f"{experiment}, {kernel}, {fmt.size_label(table.size)}, {result.node}"
     html = f'<span class="gloss-value" title="{escape(title)}">{_inline(text)}</span>'
     return Shown(html, (f"{_values_key(result, table)} {kernel} {column}: {text}",))
@@ -347,9 +353,8 @@ def ratio(
             "choose another denominator (den=)",
         )
     text = fmt.percent(100 * a / b) if as_percent else fmt.ratio(a / b)
-    title = (
-        f"{experiment}, {num} over {den} ({COLUMNS[column][0]}), {fmt.size_label(table.size)}, {result.node}"
-    )
+    num, den = rows[0].kernel, rows[1].kernel
+    title = f"{experiment}, {num} over {den} ({COLUMNS[column][0]}), {fmt.size_label(table.size)}, {result.node}"
     html = f'<span class="gloss-value gloss-ratio" title="{escape(title)}">{_inline(text)}</span>'
     return Shown(html, (f"{_values_key(result, table)} {num}/{den} {column}: {text}",))
 
@@ -382,7 +387,4 @@ def banner(failure: Failure, *, preview: bool, what: str) -> str:
 def inline_problem(failure: Failure, *, preview: bool) -> str:
     """A visible mark shown instead of a value that cannot be shown."""
     text = failure.problem if preview else "measured value unavailable"
-    return (
-        f'<mark class="gloss-measured-problem" title="{escape(failure.problem)}">'
-        f"\u26a0 {_inline(text)}</mark>"
-    )
+    return f'<mark class="gloss-measured-problem" title="{escape(failure.problem)}">\u26a0 {_inline(text)}</mark>'

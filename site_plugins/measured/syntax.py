@@ -153,9 +153,7 @@ def _tokens(inside: str, raw: str) -> list[tuple[str | None, tuple[str, ...]]]:
             if pos < n and inside[pos] == '"':
                 qm = _QUOTED.match(inside, pos)
                 if qm is None:
-                    raise SyntaxProblem(
-                        f"unterminated quote in '{raw}'", 'close the value with a double quote (")'
-                    )
+                    raise SyntaxProblem(f"unterminated quote in '{raw}'", 'close the value with a double quote (")')
                 values.append(_UNESCAPE.sub(r"\1", qm.group(1)))
                 pos = qm.end()
             else:
