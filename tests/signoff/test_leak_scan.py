@@ -1,0 +1,270 @@
+"""Leak scan: a real site built with mkdocs from a fixture project holding drafts of every kind; no draft's
+slug, title or distinctive sentence may appear in any file under site/ (HTML, search index, sitemap...).
+
+Fictional people only. Signatures are made with the real `gloss sign`; the scenarios that the CLI refuses
+to create (a self-review, an unregistered signer, a reviewer who signed something else) are written
+through the sign-off module's own writer, as a hand edit of signoff.yaml would leave them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import gzip
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+from signoff_helpers import PEOPLE, commit_all, init_repo
+from sitekit import build_site, make_site
+
+from site_plugins import cli, signoff
+
+
+def _measuredkit() -> ModuleType:
+    # The measured part's own fixture kit: a registered node, a spec and a result written through
+    # measure.results with obviously synthetic samples.
+    path = Path(__file__).resolve().parents[1] / "measured" / "measuredkit.py"
+    spec = importlib.util.spec_from_file_location("measuredkit_for_signoff", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+EMBED = "{{ measured day13-transpose size=8192x8192 }}"
+
+
+def term(slug: str, body: str, extra: str = "") -> str:
+    return (f"---\ntitle: What is {slug.capitalize()} in CUDA?\ndefinition: The {slug} term is about "
+            f"{slug} things.\n{extra}---\n\n{body}\n")
+
+
+@dataclasses.dataclass(frozen=True)
+class Draft:
+    slug: str
+    kind: str  # term | lesson
+    why: str
+
+    @property
+    def path(self) -> str:
+        return f"content/{self.kind}s/{self.slug}.md"
+
+    @property
+    def title(self) -> str:
+        return f"What is {self.slug.capitalize()} in CUDA?" if self.kind == "term" else f"Lesson {self.slug}"
+
+    @property
+    def sentence(self) -> str:
+        return f"Zebra {self.slug} quartz marker sentence."
+
+
+DRAFTS = [
+    Draft("leaknew", "term", "new, never signed"),
+    Draft("leakauthor", "term", "signed by its author only"),
+    Draft("leakself", "term", "reviewed by its own author"),
+    Draft("leakstranger", "term", "reviewed by someone not registered"),
+    Draft("leakghost", "term", "written by someone not registered"),
+    Draft("leakmismatch", "term", "reviewer signed a different fingerprint than the author"),
+    Draft("leakstale", "term", "author signed an earlier version, then it changed"),
+    Draft("leaklost", "term", "signed, changed, and the signed version is not in git"),
+    Draft("leaklinked", "term", "linked from a published term's body"),
+    Draft("leakrelated", "term", "a related term of a published term"),
+    Draft("leakintro", "term", "introduced by a published lesson"),
+    Draft("leakmeasured", "term", "embeds a measurement"),
+    Draft("leakhome", "term", "linked from the hand-written home page"),
+    Draft("day02-leaklesson", "lesson", "a lesson listed by a published term, linking to it"),
+]
+NEW_SENTENCE = "Zebra leakchanged unsigned edit sentence."
+
+
+def lesson(day: int, slug: str, introduces: str, body: str) -> str:
+    return (f"---\nday: {day}\ntitle: Lesson day{day:02d}-{slug}\nsummary: A lesson.\ncode: code/day13\n"
+            f"introduces: [{introduces}]\n---\n\n{body}\n")
+
+
+def files() -> dict[str, str]:
+    out = {
+        "content/index.md": "# Home\n\nStart with [pubterm](terms/pubterm.md) or "
+                            "[the home draft](terms/leakhome.md).\n",
+        "content/terms/pubterm.md": term(
+            "pubterm", f"A published term. See [this](leaklinked.md) and [that](leakchanged.md).\n\n{EMBED}",
+            extra="related: [leakrelated, leakchanged]\nlessons:\n  - lesson: day02-leaklesson\n"
+                  "    why: it is used there.\n  - lesson: day01-publesson\n    why: it starts there.\n"),
+        "content/terms/leakchanged.md": term("leakchanged", "Signed body sentence of leakchanged."),
+        "content/lessons/day01-publesson.md": lesson(1, "publesson", "pubterm, leakintro",
+                                                     "Read [pubterm](../terms/pubterm.md)."),
+    }
+    for d in DRAFTS:
+        if d.kind == "lesson":
+            out[d.path] = (f"---\nday: 2\ntitle: {d.title}\nsummary: {d.sentence}\ncode: code/day13\n"
+                           f"introduces: [pubterm]\n---\n\n{d.sentence} It links to [pubterm](../terms/pubterm.md).\n")
+        else:
+            body = d.sentence + (f"\n\n{EMBED}" if d.slug == "leakmeasured" else "")
+            out[d.path] = term(d.slug, body)
+    return out
+
+
+def sign(root: Path, path: str, role: str, name: str) -> None:
+    assert cli.main(["sign", path, "--as", role, "--name", name, "--root", str(root)]) == 0
+
+
+def hand_edit(root: Path, path: str, **changes: object) -> None:
+    """Rewrite one entry's record (what a hand edit of signoff.yaml could leave)."""
+    reg, _ = signoff.load(root)
+    record = reg.entries[path]
+    for role, fields in changes.items():
+        sig: signoff.Signature | None = getattr(record, role) or record.author
+        assert sig is not None
+        record = dataclasses.replace(record, **{role: dataclasses.replace(sig, **fields)})  # type: ignore[arg-type]
+    signoff.write_entry(root, path, record)
+
+
+def make_project(root: Path) -> Path:
+    init_repo(root)
+    _measuredkit().make_project(root)
+    make_site(root, files(), theme="mkdocs")
+    (root / "signoff.yaml").write_text(PEOPLE + "entries: {}\n", encoding="utf-8")
+    commit_all(root, "fixture")
+    for path in ("content/terms/pubterm.md", "content/terms/leakchanged.md", "content/lessons/day01-publesson.md"):
+        sign(root, path, "author", "Ada Author")
+        sign(root, path, "reviewer", "Rex Reviewer")
+    sign(root, "content/terms/leakauthor.md", "author", "Ada Author")
+    sign(root, "content/terms/leakself.md", "author", "Sam Self")
+    sign(root, "content/terms/leakstranger.md", "author", "Ada Author")
+    sign(root, "content/terms/leakghost.md", "author", "Ada Author")
+    sign(root, "content/terms/leakghost.md", "reviewer", "Rex Reviewer")
+    sign(root, "content/terms/leakmismatch.md", "author", "Ada Author")
+    sign(root, "content/terms/leakstale.md", "author", "Ada Author")
+    commit_all(root, "sign-offs")
+    # Changes after sign-off.
+    stale = root / "content/terms/leakstale.md"
+    stale.write_text(stale.read_text(encoding="utf-8") + "\nAn edit after the author signed.\n", encoding="utf-8")
+    lost = root / "content/terms/leaklost.md"
+    lost.write_text(lost.read_text(encoding="utf-8") + "\nA version that was signed but never committed.\n",
+                    encoding="utf-8")
+    sign(root, "content/terms/leaklost.md", "author", "Ada Author")
+    sign(root, "content/terms/leaklost.md", "reviewer", "Rex Reviewer")
+    lost.write_text(lost.read_text(encoding="utf-8") + "\nAnd a later edit.\n", encoding="utf-8")
+    changed = root / "content/terms/leakchanged.md"
+    changed.write_text(changed.read_text(encoding="utf-8") + f"\n{NEW_SENTENCE}\n", encoding="utf-8")
+    # Last, what `gloss sign` refuses to record (it also refuses to sign while signoff.yaml has problems).
+    hand_edit(root, "content/terms/leakself.md", reviewer={})
+    hand_edit(root, "content/terms/leakstranger.md", reviewer={"name": "Zed Stranger"})
+    hand_edit(root, "content/terms/leakghost.md", author={"name": "Gus Ghost"})
+    hand_edit(root, "content/terms/leakmismatch.md",
+              reviewer={"name": "Rex Reviewer", "fingerprint": "sha256:" + "0" * 64})
+    commit_all(root, "edits after sign-off")
+    return root
+
+
+EXPECTED_WARNINGS = [
+    "content/index.md:0: links to draft 'content/terms/leakhome.md', which is not published; the link is shown "
+    "as plain text until that entry is signed off",
+    "content/terms/leaklost.md:1: changed since sign-off (text) and the signed version ({lost}…) cannot be "
+    "recovered from git, so the entry is unpublished; review the change and sign it again: gloss sign "
+    "content/terms/leaklost.md --as author --name NAME",
+    "content/terms/pubterm.md:{line}: links to draft 'content/terms/leaklinked.md', which is not published; "
+    "the link is shown as plain text until that entry is signed off",
+    "signoff.yaml:{ghost}: 'Gus Ghost' signed content/terms/leakghost.md as author but is not registered; add "
+    "them under 'people:' or remove the signature",
+    "signoff.yaml:{mismatch}: the reviewer of content/terms/leakmismatch.md signed a different version than the "
+    "author; the reviewer signs again: gloss sign content/terms/leakmismatch.md --as reviewer --name NAME",
+    "signoff.yaml:{self}: Sam Self is both author and reviewer of content/terms/leakself.md; a different "
+    "registered person must review; remove the self-review",
+    "signoff.yaml:{stranger}: 'Zed Stranger' signed content/terms/leakstranger.md as reviewer but is not "
+    "registered; add them under 'people:' or remove the signature",
+]
+
+
+def expected_warnings(root: Path) -> list[str]:
+    from site_plugins import schema
+
+    reg, _ = signoff.load(root)
+    e = reg.entries
+    lost = e["content/terms/leaklost.md"].author
+    assert lost is not None
+    pub = (root / "content/terms/pubterm.md").read_text(encoding="utf-8").splitlines()
+    values = {
+        "lost": lost.fingerprint[:19],
+        "line": next(n for n, text in enumerate(pub, start=1) if "leaklinked.md" in text),
+        "ghost": schema.line_of(e["content/terms/leakghost.md"].author),
+        "mismatch": schema.line_of(e["content/terms/leakmismatch.md"].reviewer),
+        "self": schema.line_of(e["content/terms/leakself.md"].reviewer),
+        "stranger": schema.line_of(e["content/terms/leakstranger.md"].reviewer),
+    }
+    return [w.format(**values) for w in EXPECTED_WARNINGS]
+
+
+def site_texts(site: Path) -> dict[str, str]:
+    out = {}
+    for f in site.rglob("*"):
+        if f.is_file():
+            data = f.read_bytes()
+            if f.suffix == ".gz":
+                data = gzip.decompress(data)
+            out[f.relative_to(site).as_posix()] = data.decode("utf-8", errors="replace")
+    return out
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return make_project(tmp_path_factory.mktemp("leak"))
+
+
+def test_fixture_states_are_what_the_scenarios_say(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    capsys.readouterr()
+    cli.main(["status", "--json", "--root", str(project)])
+    states = {e["path"]: (e["state"], e["published"]) for e in json.loads(capsys.readouterr().out)["entries"]}
+    assert all(not states[d.path][1] for d in DRAFTS)
+    assert len(DRAFTS) >= 10
+    assert states["content/terms/pubterm.md"] == ("signed", True)
+    assert states["content/lessons/day01-publesson.md"] == ("signed", True)
+    assert states["content/terms/leakchanged.md"] == ("changed", True)
+    assert states["content/terms/leaklost.md"] == ("changed", False)
+    assert states["content/terms/leakstale.md"] == ("draft", False)
+    assert states["content/terms/leakauthor.md"] == ("awaiting-review", False)
+
+
+def test_no_draft_leaks_into_the_built_site(project: Path, tmp_path: Path, expect_warnings: object) -> None:
+    expect_warnings.add(*expected_warnings(project))  # type: ignore[attr-defined]
+    site = build_site(project, strict=False, site_dir=str(tmp_path / "site"))
+    texts = site_texts(site)
+    # The scan is not vacuous: the published pages, the search index and the sitemap are there.
+    assert {"terms/pubterm/index.html", "search/search_index.json", "sitemap.xml", "measurements/index.html",
+            "terms/leakchanged/index.html"} <= set(texts)
+    assert "What is Pubterm in CUDA?" in texts["search/search_index.json"]
+    assert "pubterm" in texts["measurements/index.html"] or "Pubterm" in texts["measurements/index.html"]
+    leaks = []
+    for d in DRAFTS:
+        for needle in (d.slug, d.title, d.sentence):
+            for name, text in texts.items():
+                if needle in text or needle in name:
+                    leaks.append(f"{d.slug} ({d.why}): {needle!r} in {name}")
+    assert leaks == []
+    # The changed entry is served as signed: the old text is there, the unsigned edit is not.
+    assert "Signed body sentence of leakchanged." in texts["terms/leakchanged/index.html"]
+    assert [name for name, text in texts.items() if NEW_SENTENCE in text] == []
+
+
+def test_preview_shows_every_draft_with_its_state(project: Path, tmp_path: Path, expect_warnings: object,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    # In preview the drafts are pages, so no link to them is unlinked; the sign-off problems remain.
+    expect_warnings.add(*[w for w in expected_warnings(project)  # type: ignore[attr-defined]
+                          if "links to draft" not in w])
+    monkeypatch.setenv("GLOSS_PREVIEW", "1")
+    site = build_site(project, strict=False, site_dir=str(tmp_path / "preview"))
+    texts = site_texts(site)
+    for d in DRAFTS:
+        page = texts[f"{d.kind}s/{d.slug}/index.html"]
+        assert d.sentence in page
+        assert "not published" in page, d.slug
+    assert "Awaiting review: signed by its author but not yet reviewed, so not published." in texts[
+        "terms/leakauthor/index.html"]
+    # The changed entry previews its working copy, with a banner saying what readers get instead.
+    changed = texts["terms/leakchanged/index.html"]
+    assert NEW_SENTENCE in changed and "Changed since sign-off (text): the published site shows the version" in changed
