@@ -1,0 +1,16 @@
+"""Source-link checking with recorded evidence (``gloss links ...``).
+
+Modules, one concern each:
+
+- :mod:`~site_plugins.links.evidence`: the evidence file (the only reader and writer) and the helpers the
+  site renderer uses: "(checked YYYY-MM-DD)", the byline's "Last checked on", the max-age warnings.
+- :mod:`~site_plugins.links.verdict`: pure classification of statuses, headers and errors into verdicts.
+- :mod:`~site_plugins.links.htmlscan`: anchors of remote pages, links and ids of built pages.
+- :mod:`~site_plugins.links.checker`: the async httpx checker (network).
+- :mod:`~site_plugins.links.site`: the offline check of the built site's internal links and anchors.
+- :mod:`~site_plugins.links.run`: one check run: what to check, verdicts to findings, evidence refresh.
+- :mod:`~site_plugins.links.report`: text (progress bar, summary table), JSON and JUnit output.
+- :mod:`~site_plugins.links.cli`: ``gloss links check`` and ``gloss links list``.
+
+Importing this package imports nothing heavy; the renderer needs only ``evidence``.
+"""

@@ -1,0 +1,382 @@
+"""The online checker: httpx, async, streaming GET, redirects followed by hand, bounded in every dimension.
+
+For each page (URLs that differ only in their ``#fragment`` share one fetch):
+
+- one streaming GET (no HEAD: too many servers answer it wrongly); the body is read only when a fragment
+  must be checked, and then at most ``max_body`` bytes, stopping as soon as every fragment is found;
+- redirects followed by hand, at most ``max_redirects``, so the chain is recorded and loops are caught;
+- an overall deadline per page (httpx has timeouts per operation only): every try, redirect, wait
+  and body byte of one pass must fit in ``deadline`` seconds; time spent queueing for a slot is not counted;
+- a global limit on pages in flight, a per-host limit, and a minimum interval between requests to one
+  host; a ``Retry-After`` (up to ``retry_after_cap``) holds the whole host, not just one URL;
+- retries with exponential backoff and jitter for transient failures and 429, then one deferred second
+  pass, ``second_pass_delay`` later, for whatever is still transient;
+- TLS verification always on (extra CA certificates may be added, never verification removed), and a
+  User-Agent that names the project.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import codecs
+import datetime as dt
+import random
+import ssl
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from importlib import metadata
+from urllib.parse import urljoin, urlsplit, urlunsplit
+
+import httpx
+
+from site_plugins.links.evidence import Hop
+from site_plugins.links.htmlscan import AnchorScanner, FragmentState, find_fragment
+from site_plugins.links.verdict import (
+    REDIRECT_STATUSES,
+    Classification,
+    Kind,
+    Verdict,
+    backoff_delay,
+    classify_exception,
+    classify_status,
+    reason_phrase,
+    retry_after_seconds,
+)
+
+
+def _version() -> str:
+    try:
+        return metadata.version("cuda-gloss")
+    except metadata.PackageNotFoundError:
+        return "0"
+
+
+USER_AGENT = (f"cuda-gloss-links/{_version()} (source-link checker of the cuda-gloss CUDA performance "
+              f"glossary; python-httpx/{httpx.__version__})")
+ACCEPT = "text/html,application/xhtml+xml;q=0.9,*/*;q=0.8"
+
+
+@dataclass(frozen=True)
+class Settings:
+    """How hard and how politely to check. Defaults suit a scheduled CI run over real sites."""
+
+    timeout: float = 10.0  # seconds per network operation (connect, each read, write)
+    deadline: float = 30.0  # seconds per page per pass, all tries and waits included
+    retries: int = 2  # extra tries for transient failures and 429
+    backoff: float = 1.0  # first retry waits about this long, then doubling (with jitter)
+    backoff_max: float = 10.0
+    retry_after_cap: float = 30.0  # a longer Retry-After is not waited for
+    second_pass_delay: float = 10.0  # before re-checking what is still transient
+    concurrency: int = 32  # pages in flight
+    per_host: int = 2  # pages in flight per host
+    min_interval: float = 0.25  # seconds between requests to one host
+    max_redirects: int = 5
+    max_body: int = 5 * 1024 * 1024  # bytes read at most, only to look for a fragment
+    user_agent: str = USER_AGENT
+    ca_bundle: str | None = None  # extra CA certificates to trust (PEM), on top of the default store
+
+
+@dataclass(frozen=True)
+class Result:
+    """The verdict on one URL as cited (fragment included)."""
+
+    url: str
+    verdict: Verdict
+    reason: str
+    kind: Kind = ""
+    status: int | None = None
+    final_url: str | None = None
+    redirects: tuple[Hop, ...] = ()
+    anchor: str = ""  # "", "found", "cannot verify: <why>"
+    tries: int = 0
+    passes: int = 1
+    elapsed: float = 0.0
+    checked_at: dt.datetime = field(default_factory=lambda: dt.datetime.now(dt.UTC).replace(microsecond=0))
+
+
+@dataclass
+class _Attempt:
+    """What one pass over a page has learnt so far (kept when the deadline cuts it short)."""
+
+    tries: int = 0
+    status: int | None = None
+    url: str = ""
+    hops: list[Hop] = field(default_factory=list)
+    reading_body: bool = False
+
+
+@dataclass
+class _PageOutcome:
+    cls: Classification
+    status: int | None = None
+    final_url: str | None = None
+    hops: tuple[Hop, ...] = ()
+    anchors: dict[str, tuple[FragmentState, str]] = field(default_factory=dict)
+    retry_after: float | None = None
+    tries: int = 0
+    body_error: Classification | None = None  # the page answered ok, but reading it for anchors failed
+
+
+def split_fragment(url: str) -> tuple[str, str | None]:
+    parts = urlsplit(url)
+    if "#" not in url:
+        return url, None
+    return urlunsplit(parts._replace(fragment="")), parts.fragment
+
+
+def host_key(url: str) -> str:
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{(parts.netloc or '').lower()}"
+
+
+def ssl_context(ca_bundle: str | None = None) -> ssl.SSLContext:
+    """The default trust store (honouring SSL_CERT_FILE/SSL_CERT_DIR) plus ``ca_bundle``; always verifying."""
+    ctx = httpx.create_ssl_context(verify=True, trust_env=True)
+    if ca_bundle:
+        ctx.load_verify_locations(cafile=ca_bundle)
+    return ctx
+
+
+class HostGate:
+    """Per-host concurrency slots and pacing: at most one request start per ``min_interval``."""
+
+    def __init__(self, per_host: int, min_interval: float) -> None:
+        self.slots = asyncio.Semaphore(per_host)
+        self.min_interval = min_interval
+        self._lock = asyncio.Lock()
+        self._next = 0.0
+
+    async def pace(self) -> None:
+        loop = asyncio.get_running_loop()
+        async with self._lock:
+            wait = self._next - loop.time()
+            if wait > 0:
+                await asyncio.sleep(wait)
+            self._next = loop.time() + self.min_interval
+
+    def hold(self, seconds: float) -> None:
+        """Make the next request to this host wait at least ``seconds`` from now (Retry-After)."""
+        self._next = max(self._next, asyncio.get_running_loop().time() + seconds)
+
+
+class Checker:
+    def __init__(self, settings: Settings = Settings(), *, verify: ssl.SSLContext | None = None,
+                 rng: random.Random | None = None) -> None:
+        self.settings = settings
+        self._verify = verify
+        self._rng = rng or random.Random()
+        self._gates: dict[str, HostGate] = {}
+        self._global: asyncio.Semaphore | None = None
+        self.requests = 0  # requests sent, redirects and retries included
+
+    def _gate(self, url: str) -> HostGate:
+        key = host_key(url)
+        gate = self._gates.get(key)
+        if gate is None:
+            gate = self._gates[key] = HostGate(self.settings.per_host, self.settings.min_interval)
+        return gate
+
+    def client(self) -> httpx.AsyncClient:
+        s = self.settings
+        return httpx.AsyncClient(
+            verify=self._verify or ssl_context(s.ca_bundle),
+            timeout=httpx.Timeout(s.timeout),
+            limits=httpx.Limits(max_connections=s.concurrency, max_keepalive_connections=s.concurrency),
+            headers={"User-Agent": s.user_agent, "Accept": ACCEPT, "Accept-Language": "en"},
+            follow_redirects=False,
+            trust_env=True,
+        )
+
+    async def check(self, urls: Sequence[str], on_result: Callable[[Result], None] | None = None,
+                    ) -> dict[str, Result]:
+        """Check every URL; ``on_result`` is called once per URL when its final verdict is known."""
+        pages: dict[str, list[str]] = {}
+        for url in dict.fromkeys(urls):
+            page, _ = split_fragment(url)
+            pages.setdefault(page, []).append(url)
+        self._global = asyncio.Semaphore(self.settings.concurrency)
+        results: dict[str, Result] = {}
+        async with self.client() as client:
+
+            async def one(page: str, cited: list[str], passes: int, last: bool) -> None:
+                for r in await self._page(client, page, cited, passes):
+                    results[r.url] = r
+                    if on_result and (last or r.verdict != "transient"):
+                        on_result(r)
+
+            await asyncio.gather(*(one(p, c, 1, False) for p, c in pages.items()))
+            again = {p: c for p, c in pages.items() if any(results[u].verdict == "transient" for u in c)}
+            if again:
+                await asyncio.sleep(self.settings.second_pass_delay)
+                await asyncio.gather(*(one(p, c, 2, True) for p, c in again.items()))
+        return {u: results[u] for u in dict.fromkeys(urls)}
+
+    async def _page(self, client: httpx.AsyncClient, page: str, cited: list[str], passes: int) -> list[Result]:
+        s = self.settings
+        fragments = {f for f in (split_fragment(u)[1] for u in cited) if f}
+        gate = self._gate(page)
+        assert self._global is not None
+        async with gate.slots, self._global:
+            started = time.monotonic()
+            attempt = _Attempt(url=page)
+            try:
+                async with asyncio.timeout(s.deadline):
+                    outcome = await self._tries(client, page, fragments, attempt, started + s.deadline)
+            except TimeoutError:
+                outcome = self._deadline_outcome(attempt)
+            elapsed = time.monotonic() - started
+        now = dt.datetime.now(dt.UTC).replace(microsecond=0)
+        out = []
+        for url in cited:
+            base = Result(url, outcome.cls.verdict, outcome.cls.reason, outcome.cls.kind, outcome.status,
+                          outcome.final_url, outcome.hops, "", outcome.tries, passes, elapsed, now)
+            _, frag = split_fragment(url)
+            if frag and outcome.cls.verdict == "ok":
+                state, why = outcome.anchors.get(frag, ("cannot verify", "the page body was not read"))
+                if outcome.body_error is not None:
+                    err = outcome.body_error
+                    base = replace(base, verdict=err.verdict, kind=err.kind, reason=err.reason)
+                elif state == "found":
+                    base = replace(base, anchor="found")
+                elif state == "missing":
+                    base = replace(base, verdict="broken", kind="anchor",
+                                   reason=f"anchor #{frag} not found on the page ({outcome.cls.reason})")
+                else:
+                    base = replace(base, verdict="cannot verify", kind="anchor", anchor=f"cannot verify: {why}",
+                                   reason=f"anchor #{frag} cannot be verified: {why}")
+            out.append(base)
+        return out
+
+    def _deadline_outcome(self, attempt: _Attempt) -> _PageOutcome:
+        d = self.settings.deadline
+        if attempt.reading_body and attempt.status is not None:
+            # The page itself is fine; only the fragment check ran out of time.
+            reason = (f"the page answered {reason_phrase(attempt.status)} but its body did not arrive within "
+                      f"the {d:g} s deadline, so the anchor could not be checked")
+            return _PageOutcome(Classification("ok", reason_phrase(attempt.status)), attempt.status,
+                                attempt.url or None, tuple(attempt.hops), tries=attempt.tries,
+                                body_error=Classification("transient", reason, "deadline"))
+        reason = f"no complete answer within the {d:g} s deadline"
+        return _PageOutcome(Classification("transient", reason, "deadline"), attempt.status,
+                            attempt.url or None, tuple(attempt.hops), tries=attempt.tries)
+
+    async def _tries(self, client: httpx.AsyncClient, page: str, fragments: set[str], attempt: _Attempt,
+                     deadline_at: float) -> _PageOutcome:
+        s = self.settings
+        while True:
+            attempt.tries += 1
+            attempt.hops = []
+            attempt.status = None
+            attempt.reading_body = False
+            outcome = await self._fetch(client, page, fragments, attempt)
+            outcome.tries = attempt.tries
+            cls = outcome.cls
+            if not cls.retry:
+                return outcome
+            if attempt.tries > s.retries:
+                return self._gave_up(outcome)
+            wait = backoff_delay(attempt.tries - 1, s.backoff, s.backoff_max, self._rng)
+            if outcome.retry_after is not None:
+                if outcome.retry_after > s.retry_after_cap:
+                    outcome.cls = replace(cls, reason=f"{cls.reason}; the server asked to wait "
+                                                      f"{outcome.retry_after:g} s, more than the "
+                                                      f"{s.retry_after_cap:g} s cap")
+                    return outcome
+                wait = outcome.retry_after
+                self._gate(outcome.final_url or page).hold(wait)
+            if time.monotonic() + wait >= deadline_at:
+                outcome.cls = replace(cls, reason=f"{cls.reason}; no time left in the {s.deadline:g} s deadline "
+                                                  f"for another try")
+                return self._gave_up(outcome)
+            await asyncio.sleep(wait)
+
+    @staticmethod
+    def _gave_up(outcome: _PageOutcome) -> _PageOutcome:
+        if outcome.tries > 1:
+            outcome.cls = replace(outcome.cls, reason=f"{outcome.cls.reason} (after {outcome.tries} tries)")
+        return outcome
+
+    async def _fetch(self, client: httpx.AsyncClient, page: str, fragments: set[str],
+                     attempt: _Attempt) -> _PageOutcome:
+        s = self.settings
+        url = page
+        seen: set[str] = {page}
+        while True:
+            attempt.url = url
+            await self._gate(url).pace()
+            self.requests += 1
+            try:
+                response = await client.send(client.build_request("GET", url), stream=True)
+            except (httpx.HTTPError, httpx.InvalidURL, OSError, ValueError) as exc:
+                return _PageOutcome(classify_exception(exc), final_url=url, hops=tuple(attempt.hops))
+            try:
+                status = response.status_code
+                attempt.status = status
+                location = response.headers.get("location")
+                if status in REDIRECT_STATUSES and location:
+                    nxt, _ = split_fragment(urljoin(str(response.url), location.strip()))
+                    attempt.hops.append(Hop(url, status))
+                    chain = " -> ".join([*(h.url for h in attempt.hops), nxt])
+                    if len(attempt.hops) > s.max_redirects:
+                        return _PageOutcome(Classification("broken", f"more than {s.max_redirects} redirects: "
+                                                           f"{chain}", "too-many-redirects"),
+                                            status, url, tuple(attempt.hops))
+                    if nxt in seen and "set-cookie" not in response.headers:
+                        return _PageOutcome(Classification("broken", f"redirect loop: {chain}", "redirect-loop"),
+                                            status, url, tuple(attempt.hops))
+                    if urlsplit(nxt).scheme not in ("http", "https"):
+                        return _PageOutcome(Classification("broken", f"redirect to a non-web address: {nxt}",
+                                                           "bad-redirect"), status, url, tuple(attempt.hops))
+                    seen.add(nxt)
+                    url = nxt
+                    continue
+                cls = classify_status(status, response.headers)
+                retry_after = None
+                if status in (429, 503):
+                    retry_after = retry_after_seconds(response.headers.get("retry-after"), dt.datetime.now(dt.UTC))
+                anchors: dict[str, tuple[FragmentState, str]] = {}
+                body_error = None
+                if cls.verdict == "ok" and fragments:
+                    attempt.reading_body = True
+                    try:
+                        anchors = await self._anchors(response, fragments)
+                    except (httpx.HTTPError, OSError) as exc:
+                        err = classify_exception(exc)
+                        body_error = replace(err, reason=f"{err.reason} while reading the page for its anchor")
+                return _PageOutcome(cls, status, str(response.url), tuple(attempt.hops), anchors, retry_after,
+                                    body_error=body_error)
+            finally:
+                await response.aclose()
+
+    async def _anchors(self, response: httpx.Response, fragments: set[str],
+                       ) -> dict[str, tuple[FragmentState, str]]:
+        ctype = response.headers.get("content-type", "").split(";")[0].strip().lower()
+        if ctype and ctype not in ("text/html", "application/xhtml+xml"):
+            why = f"fragments are only checked on HTML pages, and this is {ctype}"
+            return {f: ("cannot verify", why) for f in fragments}
+        try:
+            decoder = codecs.getincrementaldecoder(response.charset_encoding or "utf-8")(errors="replace")
+        except LookupError:
+            decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        scanner = AnchorScanner()
+        cap = self.settings.max_body
+        read = 0
+        truncated: int | None = None
+        complete = False
+        async for chunk in response.aiter_bytes():
+            if read + len(chunk) > cap:
+                chunk = chunk[: cap - read]
+                truncated = cap
+            read += len(chunk)
+            scanner.feed(decoder.decode(chunk))
+            if all(scanner.has(f) for f in fragments):
+                break
+            if truncated is not None:
+                break
+        else:
+            scanner.feed(decoder.decode(b"", final=True))
+            scanner.close()
+            complete = True
+        return {f: find_fragment(scanner, f, complete=complete or truncated is not None, truncated_at=truncated)
+                for f in fragments}

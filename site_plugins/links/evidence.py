@@ -1,0 +1,308 @@
+"""The link evidence file: the last successful check of each URL. The only reader and writer of it.
+
+Every "checked on" date on the site comes from this file, and only ``gloss links check`` (online)
+adds to it. It keeps, per URL, the *last ok check only*: when (UTC), where the URL ended up, with
+which status, through which redirects. Failures are never persisted: a URL that breaks keeps its old
+record, so the site goes on saying when it was last known good, and the age check (see
+:func:`evidence_problems`) turns old records into warnings.
+
+File format (``links-evidence.json`` at the repository root by default), written atomically (temp
+file + rename) with sorted keys so that a refresh diffs cleanly::
+
+    {
+      "about": "...",
+      "format": 1,
+      "urls": {
+        "https://example.org/page#part": {
+          "anchor": "found",
+          "checked_at": "2026-01-02T03:04:05Z",
+          "final_url": "https://example.org/page/",
+          "redirects": [{"status": 301, "url": "https://example.org/page"}],
+          "status": 200
+        }
+      }
+    }
+
+Public API for the site renderer (pure, cheap, no network; import nothing else from this package)::
+
+    from site_plugins.links import evidence
+    ev = evidence.load(root / "links-evidence.json")    # missing file -> empty; bad file -> EvidenceError
+    rec = ev.last_ok(url)                                # Record | None
+    evidence.checked_note(rec)                           # "(checked 2026-01-02)" | "(not yet checked)"
+    evidence.last_checked(ev, urls)                      # oldest date of all sources; None if any unchecked
+    evidence.byline_note(ev, urls)                       # "Last checked on 2026-01-02" | "Sources not yet checked" | ""
+    evidence.evidence_problems(ev, citations, max_age_days=365, today=date)  # warnings for old evidence
+    evidence.checked_on_function(path)                   # url -> "YYYY-MM-DD" | None (what pipeline.prepare takes)
+
+``citations`` are ``(url, path, line)`` triples as given by ``site_plugins.content.source_urls``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import tempfile
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from site_plugins.messages import Problem, ProblemsError
+from site_plugins.schema import from_mapping, meta
+
+FORMAT = 1
+DEFAULT_PATH = "links-evidence.json"
+ABOUT = ("Last successful check of each source and page link, written by 'gloss links check'. "
+         "Do not edit by hand: every 'checked on' date on the site comes from here.")
+REFRESH = "run 'gloss links check' with network access (the scheduled links workflow does) and commit {path}"
+
+
+# --- declared schema of the file (checked by site_plugins.schema) -------------------------------
+
+
+@dataclass(frozen=True)
+class _HopData:
+    url: str = field(metadata=meta("the address that answered with a redirect"))
+    status: int = field(metadata=meta("the redirect's HTTP status, e.g. 301"))
+
+
+@dataclass(frozen=True)
+class _RecordData:
+    checked_at: str = field(metadata=meta("UTC time of the check, YYYY-MM-DDTHH:MM:SSZ"))
+    final_url: str = field(metadata=meta("the address that answered after redirects"))
+    status: int = field(metadata=meta("the final HTTP status, e.g. 200"))
+    redirects: list[_HopData] = field(default_factory=list, metadata=meta("the redirect chain, in order"))
+    anchor: str = field(default="", metadata=meta("what became of the URL's #fragment, if it has one"))
+
+
+@dataclass(frozen=True)
+class _FileData:
+    format: int = field(metadata=meta(f"the file format version, {FORMAT}"))
+    urls: dict[str, _RecordData] = field(metadata=meta("one record per URL"))
+    about: str = field(default="", metadata=meta("a note for readers of the file"))
+
+
+# --- values ----------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Hop:
+    """One redirect: ``url`` answered ``status`` and pointed onwards."""
+
+    url: str
+    status: int
+
+
+@dataclass(frozen=True)
+class Record:
+    """The last ok check of one URL."""
+
+    url: str
+    checked_at: dt.datetime  # timezone-aware, UTC, whole seconds
+    final_url: str
+    status: int
+    redirects: tuple[Hop, ...] = ()
+    anchor: str = ""  # "" (no fragment), "found", or "cannot verify: <why>"
+
+    @property
+    def checked_on(self) -> dt.date:
+        return self.checked_at.date()
+
+    def age_days(self, today: dt.date) -> int:
+        return (today - self.checked_on).days
+
+
+class EvidenceError(ProblemsError):
+    """The evidence file exists but cannot be used (a structural error: the build stops)."""
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """All records, keyed by URL exactly as cited. Immutable: :meth:`updated` returns a new one."""
+
+    records: Mapping[str, Record] = field(default_factory=dict)
+
+    def last_ok(self, url: str) -> Record | None:
+        return self.records.get(url)
+
+    def __len__(self) -> int:
+        return len(self.records)
+
+    def updated(self, records: Iterable[Record]) -> Evidence:
+        merged = dict(self.records)
+        for rec in records:
+            merged[rec.url] = rec
+        return Evidence(merged)
+
+    def without(self, urls: Iterable[str]) -> Evidence:
+        drop = set(urls)
+        return Evidence({u: r for u, r in self.records.items() if u not in drop})
+
+    def is_fresh(self, url: str, now: dt.datetime, within: dt.timedelta) -> bool:
+        """Whether ``url`` was checked ok less than ``within`` before ``now`` (so need not be rechecked)."""
+        rec = self.records.get(url)
+        return rec is not None and now - rec.checked_at < within
+
+
+# --- reading and writing ---------------------------------------------------------------------------
+
+
+def load(path: Path, display: str | None = None) -> Evidence:
+    """Read the evidence file. A missing file is empty evidence (nothing checked yet).
+
+    ``display`` is the repo-relative name used in messages (default: the file name).
+    Raises :class:`EvidenceError` with ``path:line: problem; remedy`` problems if the file is unusable.
+    """
+    name = display or path.name
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return Evidence()
+    return parse(text, name)
+
+
+def parse(text: str, name: str = DEFAULT_PATH) -> Evidence:
+    remedy = f"restore {name} from git (it is written only by 'gloss links check')"
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise EvidenceError([Problem(name, exc.lineno, f"not valid JSON: {exc.msg}", remedy)]) from None
+    if not isinstance(data, dict):
+        raise EvidenceError([Problem(name, 1, "the evidence file must hold a JSON object", remedy)])
+    value, problems = from_mapping(_FileData, data, name)
+    if value is not None and value.format != FORMAT:
+        problems.append(Problem(name, 0, f"unknown evidence format {value.format} (this version reads {FORMAT})",
+                                "update cuda-gloss, or restore the file from git"))
+    if value is None or problems:
+        raise EvidenceError([Problem(p.path, p.line, p.problem, remedy) for p in problems])
+    records: dict[str, Record] = {}
+    bad: list[Problem] = []
+    for url, r in value.urls.items():
+        when = _parse_time(r.checked_at)
+        if when is None:
+            bad.append(Problem(name, 0, f"'urls.{url}.checked_at' is {r.checked_at!r}, not YYYY-MM-DDTHH:MM:SSZ",
+                               remedy))
+            continue
+        records[url] = Record(url, when, r.final_url, r.status, tuple(Hop(h.url, h.status) for h in r.redirects),
+                              r.anchor)
+    if bad:
+        raise EvidenceError(bad)
+    return Evidence(records)
+
+
+def _parse_time(text: str) -> dt.datetime | None:
+    try:
+        when = dt.datetime.strptime(text, "%Y-%m-%dT%H:%M:%SZ")
+    except ValueError:
+        return None
+    return when.replace(tzinfo=dt.UTC)
+
+
+def format_time(when: dt.datetime) -> str:
+    return when.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def dumps(evidence: Evidence) -> str:
+    """The file's text: deterministic (sorted URLs and keys, fixed layout) so refreshes diff cleanly."""
+    urls: dict[str, Any] = {}
+    for url in sorted(evidence.records):
+        r = evidence.records[url]
+        item: dict[str, Any] = {
+            "checked_at": format_time(r.checked_at),
+            "final_url": r.final_url,
+            "redirects": [{"status": h.status, "url": h.url} for h in r.redirects],
+            "status": r.status,
+        }
+        if r.anchor:
+            item["anchor"] = r.anchor
+        urls[url] = item
+    doc = {"about": ABOUT, "format": FORMAT, "urls": urls}
+    return json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def save(path: Path, evidence: Evidence) -> bool:
+    """Write atomically (temp file in the same folder, then rename). Returns False if nothing changed."""
+    text = dumps(evidence)
+    try:
+        if path.read_text(encoding="utf-8") == text:
+            return False
+    except FileNotFoundError:
+        pass
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return True
+
+
+# --- what pages and checks say ---------------------------------------------------------------------
+
+
+def checked_note(record: Record | None) -> str:
+    """The note after a source in an entry's Sources section."""
+    return f"(checked {record.checked_on.isoformat()})" if record else "(not yet checked)"
+
+
+def last_checked(evidence: Evidence, urls: Iterable[str]) -> dt.date | None:
+    """The byline's "Last checked on": the oldest check among ``urls``; None if any is unchecked or none given."""
+    dates = []
+    for url in urls:
+        rec = evidence.last_ok(url)
+        if rec is None:
+            return None
+        dates.append(rec.checked_on)
+    return min(dates) if dates else None
+
+
+def byline_note(evidence: Evidence, urls: Iterable[str]) -> str:
+    urls = list(urls)
+    if not urls:
+        return ""
+    day = last_checked(evidence, urls)
+    return f"Last checked on {day.isoformat()}" if day else "Sources not yet checked"
+
+
+def checked_on_function(path: Path) -> Callable[[str], str | None]:
+    """``url -> "YYYY-MM-DD" | None`` over the evidence at ``path``, read once (the plugin's hook)."""
+    evidence = load(path)
+
+    def checked_on(url: str) -> str | None:
+        rec = evidence.last_ok(url)
+        return rec.checked_on.isoformat() if rec else None
+
+    return checked_on
+
+
+def unverified_since(record: Record | None) -> str:
+    """How a URL that could not be verified now is reported: since when it is unverified."""
+    if record is None:
+        return "unverified since never (no ok check recorded)"
+    return f"unverified since {record.checked_on.isoformat()}"
+
+
+def evidence_problems(evidence: Evidence, citations: Iterable[tuple[str, str, int]], *, max_age_days: int,
+                      today: dt.date, evidence_path: str = DEFAULT_PATH,
+                      unchecked: bool = False) -> list[Problem]:
+    """Problems for cited sources whose evidence is older than ``max_age_days`` and, with ``unchecked``,
+    for sources with no evidence at all. Same words in the build and in ``gloss links check --offline``."""
+    refresh = REFRESH.format(path=evidence_path)
+    out: list[Problem] = []
+    for url, path, line in citations:
+        rec = evidence.last_ok(url)
+        if rec is None:
+            if unchecked:
+                out.append(Problem(path, line, f"source {url} has not been checked yet", refresh))
+            continue
+        age = rec.age_days(today)
+        if age > max_age_days:
+            out.append(Problem(path, line, f"source {url} was last checked on {rec.checked_on.isoformat()}, "
+                                           f"{age} days ago (more than {max_age_days})", refresh))
+    return sorted(set(out))

@@ -1,0 +1,173 @@
+"""Output of a run: text (findings, summary table; a progress bar lives in the CLI), JSON, JUnit XML and
+GitHub Actions annotations. Pure: a :class:`~site_plugins.links.run.Report` in, a string out."""
+
+from __future__ import annotations
+
+import io
+import json
+import xml.etree.ElementTree as ET
+from typing import Any, Literal
+
+from rich.console import Console
+from rich.table import Table
+
+from site_plugins.links.evidence import format_time
+from site_plugins.links.run import Finding, Report
+
+Format = Literal["text", "json", "junit", "github"]
+FORMATS: tuple[Format, ...] = ("text", "json", "junit", "github")
+_ORDER = {"error": 0, "warning": 1, "note": 2}
+
+
+def _sorted(findings: list[Finding]) -> list[Finding]:
+    return sorted(findings, key=lambda f: (_ORDER[f.level], f.problem))
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def tally(report: Report) -> str:
+    n = {lvl: sum(1 for f in report.findings if f.level == lvl) for lvl in _ORDER}
+    return (f"gloss links check ({report.mode}): {_plural(n['error'], 'error')}, {_plural(n['warning'], 'warning')}, "
+            f"{_plural(n['note'], 'note')} in {report.elapsed:.1f} s")
+
+
+def render(report: Report, fmt: Format, *, color: bool = False, width: int = 100) -> str:
+    if fmt == "json":
+        return render_json(report)
+    if fmt == "junit":
+        return render_junit(report)
+    if fmt == "github":
+        return render_github(report)
+    return render_text(report, color=color, width=width)
+
+
+def render_text(report: Report, *, color: bool = False, width: int = 100) -> str:
+    out = io.StringIO()
+    console = Console(file=out, width=width, force_terminal=color, no_color=not color, highlight=False,
+                      soft_wrap=True)
+    style = {"error": "bold red", "warning": "yellow", "note": "cyan"}
+    for f in _sorted(report.findings):
+        console.print(f"[{style[f.level]}]{f.level}[/]: {f.problem}", markup=True, emoji=False)
+    if report.findings:
+        console.print()
+    table = Table(title=f"gloss links check ({report.mode})", show_header=True, header_style="bold")
+    table.add_column("what")
+    table.add_column("count", justify="right")
+    for what, count in report.summary.items():
+        table.add_row(what, str(count))
+    console.print(table)
+    if report.mode == "online":
+        if report.evidence_written:
+            console.print(f"{report.evidence_display}: {_plural(report.evidence_written, 'record')} refreshed "
+                          f"({len(report.evidence)} in all)")
+        else:
+            console.print(f"{report.evidence_display}: unchanged ({_plural(len(report.evidence), 'record')})")
+        console.print(f"requests sent: {report.requests}")
+    if report.headline:
+        console.print(f"[bold red]{report.headline}[/]", markup=True)
+    console.print(tally(report))
+    return out.getvalue()
+
+
+def _finding_json(f: Finding) -> dict[str, Any]:
+    p = f.problem
+    return {"level": f.level, "path": p.path, "line": p.line, "problem": p.problem, "remedy": p.remedy,
+            "message": str(p), "url": f.url, "verdict": f.verdict}
+
+
+def render_json(report: Report) -> str:
+    urls = []
+    for url, cites in report.citations.items():
+        last = report.evidence.last_ok(url)
+        item: dict[str, Any] = {
+            "url": url,
+            "cited": [{"path": c.path, "line": c.line, "origin": c.origin} for c in cites],
+            "last_ok": format_time(last.checked_at) if last else None,
+        }
+        r = report.results.get(url)
+        if r is not None:
+            item.update({"verdict": r.verdict, "reason": r.reason, "kind": r.kind, "status": r.status,
+                         "final_url": r.final_url,
+                         "redirects": [{"url": h.url, "status": h.status} for h in r.redirects],
+                         "anchor": r.anchor, "tries": r.tries, "passes": r.passes,
+                         "elapsed_s": round(r.elapsed, 3)})
+        elif url in report.fresh:
+            item["verdict"] = "skipped (fresh evidence)"
+        urls.append(item)
+    doc = {
+        "tool": "gloss links check",
+        "mode": report.mode,
+        "exit_code": report.exit_code,
+        "headline": report.headline or None,
+        "elapsed_s": round(report.elapsed, 3),
+        "requests": report.requests,
+        "summary": report.summary,
+        "evidence": {"path": report.evidence_display, "records": len(report.evidence),
+                     "refreshed": report.evidence_written},
+        "findings": [_finding_json(f) for f in _sorted(report.findings)],
+        "urls": urls,
+        "excluded": report.excluded,
+    }
+    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+
+
+def render_junit(report: Report) -> str:
+    suite = ET.Element("testsuite", name=f"gloss links check ({report.mode})")
+    by_url: dict[str | None, list[Finding]] = {}
+    for f in report.findings:
+        by_url.setdefault(f.url, []).append(f)
+    tests = failures = skipped = 0
+
+    def case(name: str, path: str, line: int, findings: list[Finding], seconds: float = 0.0) -> None:
+        nonlocal tests, failures, skipped
+        tests += 1
+        tc = ET.SubElement(suite, "testcase", classname=path, name=name, file=path, line=str(line),
+                           time=f"{seconds:.3f}")
+        errs = [f for f in findings if f.level == "error"]
+        rest = [f for f in findings if f.level != "error"]
+        if errs:
+            failures += 1
+            el = ET.SubElement(tc, "failure", type=errs[0].verdict or "error", message=errs[0].problem.problem)
+            el.text = "\n".join(str(f.problem) for f in errs)
+        elif rest:
+            skipped += 1
+            el = ET.SubElement(tc, "skipped", message="; ".join(f"{f.level}: {f.problem.problem}" for f in rest))
+
+    for url, cites in report.citations.items():
+        r = report.results.get(url)
+        first = cites[0]
+        case(url, first.path, first.line, by_url.get(url, []), r.elapsed if r else 0.0)
+    for f in by_url.get(None, []):
+        case(f.problem.problem, f.problem.path, f.problem.line, [f])
+    suite.set("tests", str(tests))
+    suite.set("failures", str(failures))
+    suite.set("errors", "0")
+    suite.set("skipped", str(skipped))
+    suite.set("time", f"{report.elapsed:.3f}")
+    root = ET.Element("testsuites", name="gloss links", tests=str(tests), failures=str(failures), errors="0",
+                      skipped=str(skipped), time=f"{report.elapsed:.3f}")
+    root.append(suite)
+    ET.indent(root)
+    return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+
+
+def _esc(text: str, prop: bool = False) -> str:
+    text = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    return text.replace(":", "%3A").replace(",", "%2C") if prop else text
+
+
+def render_github(report: Report) -> str:
+    """GitHub Actions workflow commands: each finding becomes an annotation on its file and line."""
+    kind = {"error": "error", "warning": "warning", "note": "notice"}
+    lines = []
+    for f in _sorted(report.findings):
+        p = f.problem
+        where = f"file={_esc(p.path, True)}" + (f",line={p.line}" if p.line else "")
+        lines.append(f"::{kind[f.level]} {where},title=gloss links::{_esc(f'{p.problem}; {p.remedy}')}")
+    if report.headline:
+        lines.append(f"::error title=gloss links::{_esc(report.headline)}")
+    lines.append(tally(report))
+    return "\n".join(lines) + "\n"
+
