@@ -15,7 +15,7 @@ from typing import Literal
 
 from site_plugins.measured import chart, fmt
 from site_plugins.measured.fmt import COLUMNS, Column
-from site_plugins.measured.model import Provenance, Result, ResultsView, Row, Table
+from site_plugins.measured.model import Provenance, Result, ResultsView, Row, State, Table
 
 
 @dataclass(frozen=True)
@@ -31,6 +31,19 @@ class Shown:
 
     html: str
     values: tuple[str, ...]
+
+
+# How a problem sentence states each non-fresh verdict of the results module.
+STATE_PHRASE: dict[State, str] = {
+    "fresh": "is fresh",
+    "stale": "is stale",
+    "failed": "failed",
+    "tampered": "was tampered with",
+    "unregistered": "comes from an unregistered node",
+    "missing": "is missing",
+    "invalid": "is invalid",
+    "orphaned": "is orphaned",
+}
 
 
 def run_command(experiment: str, node: str) -> str:
@@ -107,7 +120,7 @@ def _resolve(view: ResultsView, experiment: str, node: str | None, size: str | N
     if result.state != "fresh":
         detail = f": {result.problem}" if result.problem else ""
         return Failure(
-            f"result of experiment '{experiment}' on node '{result.node}' is {result.state}{detail}",
+            f"result of experiment '{experiment}' on node '{result.node}' {STATE_PHRASE[result.state]}{detail}",
             result.remedy or f"re-run {run_command(experiment, result.node)} and commit the result",
         )
     sizes = [t.size for t in result.tables]
