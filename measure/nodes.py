@@ -30,9 +30,7 @@ class Node:
 
 @dataclass(frozen=True)
 class NodesFile:
-    nodes: dict[str, Node] = field(
-        metadata=meta("a mapping of node names to their GPU, arch and description")
-    )
+    nodes: dict[str, Node] = field(metadata=meta("a mapping of node names to their GPU, arch and description"))
 
 
 def parse_nodes(text: str, path: str = NODES_PATH) -> tuple[dict[str, Node], list[Problem]]:
@@ -94,8 +92,6 @@ def load_nodes(root: Path) -> tuple[dict[str, Node], list[Problem]]:
     path = root / NODES_PATH
     if not path.is_file():
         return {}, [
-            Problem(
-                NODES_PATH, 0, "the node registry is missing", f"create {NODES_PATH} with a 'nodes:' mapping"
-            )
+            Problem(NODES_PATH, 0, "the node registry is missing", f"create {NODES_PATH} with a 'nodes:' mapping")
         ]
     return parse_nodes(path.read_text(encoding="utf-8"))

@@ -251,9 +251,7 @@ def copy_ceiling_gbps(ceilings: Iterable[Row]) -> float:
 def _summary(row: Row, settings: Settings) -> Summary | None:
     if row.samples is None or not row.samples.times_ms:
         return None
-    return stats.summarize(
-        row.samples.times_ms, row.samples.sm_clock_mhz, settings.min_sm_clock_mhz, settings.rule()
-    )
+    return stats.summarize(row.samples.times_ms, row.samples.sm_clock_mhz, settings.min_sm_clock_mhz, settings.rule())
 
 
 def figures_for(row: Row, summary: Summary, provenance: Provenance, ceiling_gbps: float) -> Figures:
@@ -343,9 +341,7 @@ def read_result(path: Path, rel: str, experiment: str, node: str) -> tuple[Resul
         return None, [Problem(rel, 1, f"invalid: not readable JSON ({exc})", remedy)]
     if isinstance(data, dict) and data.get("schema_version") != SCHEMA_VERSION:
         got = data.get("schema_version")
-        return None, [
-            Problem(rel, 1, f"invalid: schema version {got!r}, this runner reads {SCHEMA_VERSION}", remedy)
-        ]
+        return None, [Problem(rel, 1, f"invalid: schema version {got!r}, this runner reads {SCHEMA_VERSION}", remedy)]
     result, problems = from_json(Result, data, rel, remedy)
     if result is None:
         return None, [Problem(p.path, 1, f"invalid: {p.problem}", p.remedy) for p in problems]
@@ -421,14 +417,10 @@ def tamper_problems(result: Result, rel: str) -> list[Problem]:
         if stored.check.passed and stored.samples is None:
             problems.append(Problem(rel, 1, f"tampered: {where} passed its check but has no samples", remedy))
         if not stored.check.passed and stored.samples is not None:
-            problems.append(
-                Problem(rel, 1, f"tampered: {where} failed its check but carries timings", remedy)
-            )
+            problems.append(Problem(rel, 1, f"tampered: {where} failed its check but carries timings", remedy))
     failed = any(not r.check.passed for r in [*result.ceilings, *result.rows]) or bool(result.error)
     if (result.status == "failed") != failed:
-        problems.append(
-            Problem(rel, 1, f"tampered: status is '{result.status}' but the rows say otherwise", remedy)
-        )
+        problems.append(Problem(rel, 1, f"tampered: status is '{result.status}' but the rows say otherwise", remedy))
     return problems
 
 
@@ -454,8 +446,7 @@ def failure_problems(result: Result, rel: str, declared: Declared | None) -> lis
                 Problem(
                     rel,
                     1,
-                    f"failed: kernel '{row.kernel}' at {row.size} did not match its "
-                    f"reference ({row.check.message})",
+                    f"failed: kernel '{row.kernel}' at {row.size} did not match its reference ({row.check.message})",
                     f"fix it in {source}, then {remedy}",
                 )
             )
@@ -476,8 +467,7 @@ def stale_problems(result: Result, rel: str, declared: Declared, root: Path) -> 
                 Problem(
                     rel,
                     1,
-                    f"stale: {path} changed since it was measured (sha256 "
-                    f"{recorded[:12]} recorded, {now[:12]} now)",
+                    f"stale: {path} changed since it was measured (sha256 {recorded[:12]} recorded, {now[:12]} now)",
                     remedy,
                 )
             )
@@ -668,9 +658,7 @@ class ResultSet:
                 ),
             )
 
-        newest_first = sorted(
-            matches, key=lambda e: e.result.provenance.finished_utc if e.result else "", reverse=True
-        )
+        newest_first = sorted(matches, key=lambda e: e.result.provenance.finished_utc if e.result else "", reverse=True)
         return sorted(newest_first, key=lambda e: not e.fresh)[0]  # stable: fresh first, then newest
 
     def for_experiment(self, experiment: str) -> list[Entry]:

@@ -52,6 +52,8 @@ SPEC_NAME = "experiment.yaml"
 _ID = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 ELEMENT_BYTES = {"float32": 4}
+#: A name grids may use besides dims and params: the device's multiprocessor count (grid-stride loops).
+DEVICE_SM_COUNT = "sm_count"
 
 
 @dataclass(frozen=True)
@@ -349,7 +351,7 @@ def parse_spec(text: str, spec_path: str, source_text: str | None) -> tuple[Decl
         if not 1 <= len(k.grid) <= 3:
             add(k, "grid", f"{where} grid has {len(k.grid)} dimensions", "give 1 to 3 expressions")
         for text_ in k.grid:
-            _check_expr(text_, names, k, "grid", None, f"{where} grid", add)
+            _check_expr(text_, names | {DEVICE_SM_COUNT}, k, "grid", None, f"{where} grid", add)
         for j, arg in enumerate(k.args):
             if arg not in buffer_names:
                 _check_expr(arg, names, k, "args", j, f"{where} argument", add)
@@ -368,9 +370,7 @@ def parse_spec(text: str, spec_path: str, source_text: str | None) -> tuple[Decl
     return Declared(exp, spec_path, f"{folder}/{exp.source}", line_of(exp, "id")), []
 
 
-def _check_expr(
-    text: str, names: set[str], obj: object, key: str, index: int | None, what: str, add: object
-) -> None:
+def _check_expr(text: str, names: set[str], obj: object, key: str, index: int | None, what: str, add: object) -> None:
     try:
         unknown = expr_names(text) - names
         problem = f"{what} '{text}' uses unknown name(s) {', '.join(sorted(unknown))}" if unknown else None
@@ -398,9 +398,7 @@ def load_specs(root: Path) -> tuple[dict[str, Declared], list[Problem]]:
         source_name = _peek_source(text)
         source_file = spec_file.parent / source_name if source_name else None
         source_text = (
-            source_file.read_text(encoding="utf-8")
-            if source_file is not None and source_file.is_file()
-            else None
+            source_file.read_text(encoding="utf-8") if source_file is not None and source_file.is_file() else None
         )
         declared, probs = parse_spec(text, rel, source_text)
         problems += probs

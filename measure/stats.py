@@ -103,9 +103,7 @@ def converged(kept_ms: Sequence[float], rule: Rule) -> bool:
     )
 
 
-def summarize(
-    times_ms: Sequence[float], sm_clock_mhz: Sequence[int], min_clock_mhz: int, rule: Rule
-) -> Summary:
+def summarize(times_ms: Sequence[float], sm_clock_mhz: Sequence[int], min_clock_mhz: int, rule: Rule) -> Summary:
     """Summary of the samples that ran at full clock; ``noisy`` when the stopping rule was not met."""
     if len(times_ms) != len(sm_clock_mhz):
         raise ValueError(f"{len(times_ms)} times but {len(sm_clock_mhz)} clock readings")

@@ -57,9 +57,7 @@ def _kind(data: object) -> str:
     return type(data).__name__
 
 
-def _bad(
-    tp: Any, data: object, where: str, path: str, remedy: str, problems: list[Problem]
-) -> typing.NoReturn:
+def _bad(tp: Any, data: object, where: str, path: str, remedy: str, problems: list[Problem]) -> typing.NoReturn:
     problems.append(Problem(path, 0, f"{_where(where)} must be {describe(tp)}, got {_kind(data)}", remedy))
     raise _Bad
 
@@ -86,9 +84,7 @@ def _convert(tp: Any, data: object, where: str, path: str, remedy: str, problems
         kwargs: dict[str, Any] = {}
         for key in data:
             if key not in fields:
-                problems.append(
-                    Problem(path, 0, f"unknown key '{where + '.' if where else ''}{key}'", remedy)
-                )
+                problems.append(Problem(path, 0, f"unknown key '{where + '.' if where else ''}{key}'", remedy))
                 raise _Bad
         for name, f in fields.items():
             child = f"{where}.{name}" if where else name
@@ -116,14 +112,10 @@ def _convert(tp: Any, data: object, where: str, path: str, remedy: str, problems
         _, value_tp = get_args(tp)
         if not isinstance(data, dict):
             _bad(tp, data, where, path, remedy, problems)
-        return {
-            str(k): _convert(value_tp, v, f"{where}.{k}", path, remedy, problems) for k, v in data.items()
-        }
+        return {str(k): _convert(value_tp, v, f"{where}.{k}", path, remedy, problems) for k, v in data.items()}
     if origin is typing.Literal:
         if data not in get_args(tp):
-            problems.append(
-                Problem(path, 0, f"{_where(where)} is {data!r}, not one of the allowed values", remedy)
-            )
+            problems.append(Problem(path, 0, f"{_where(where)} is {data!r}, not one of the allowed values", remedy))
             raise _Bad
         return data
     if tp is bool:

@@ -1,0 +1,110 @@
+// Day 13: the matrix-transpose ladder. Every kernel here moves the same bytes as a copy, so any time
+// one takes beyond the copy is lost to the order of its memory accesses, not to arithmetic.
+//
+// Layout: src is rows x cols, row-major; dst is cols x rows, row-major. Every kernel runs on a grid
+// of 32 x 32 tiles with 32 x 8 threads per block, so each thread handles four elements of its tile:
+// four independent loads in flight per thread, which is what keeps the memory system busy.
+// Sizes need not be multiples of 32: edge tiles are partial, and every global access is guarded.
+
+#define TILE 32
+#define ROWS_PER_PASS 8  // blockDim.y: the tile is covered in TILE / ROWS_PER_PASS passes
+
+extern "C" {
+
+// --8<-- [start:copy]
+// The ceiling for the ladder: same tiles, same threads, same guards, but rows in and rows out, so
+// both the loads and the stores of a warp touch 32 consecutive floats (one 128-byte line).
+__global__ void copy_tiles(float* dst, const float* src, int rows, int cols)
+{
+    int col = blockIdx.x * TILE + threadIdx.x;
+    int row0 = blockIdx.y * TILE + threadIdx.y;
+    #pragma unroll
+    for (int pass = 0; pass < TILE; pass += ROWS_PER_PASS) {
+        int row = row0 + pass;
+        if (row < rows && col < cols)
+            dst[(size_t)row * cols + col] = src[(size_t)row * cols + col];
+    }
+}
+// --8<-- [end:copy]
+
+// --8<-- [start:naive]
+// Naive transpose: the reads walk along a row (coalesced), but the writes walk down a column of dst,
+// so the 32 stores of a warp land 'rows' floats apart: 32 separate memory transactions instead of one.
+__global__ void transpose_naive(float* dst, const float* src, int rows, int cols)
+{
+    int col = blockIdx.x * TILE + threadIdx.x;
+    int row0 = blockIdx.y * TILE + threadIdx.y;
+    #pragma unroll
+    for (int pass = 0; pass < TILE; pass += ROWS_PER_PASS) {
+        int row = row0 + pass;
+        if (row < rows && col < cols)
+            dst[(size_t)col * rows + row] = src[(size_t)row * cols + col];
+    }
+}
+// --8<-- [end:naive]
+
+// --8<-- [start:tiled]
+// Tiled transpose: stage a 32 x 32 tile in shared memory so that BOTH global sides are row-wise.
+// The transposition happens inside the tile, where a column read is cheap... almost: with 32 floats
+// per row, every element of a tile column sits in the same one of the 32 banks (see tile[32][33]).
+__global__ void transpose_tiled(float* dst, const float* src, int rows, int cols)
+{
+    __shared__ float tile[TILE][TILE];
+
+    int col = blockIdx.x * TILE + threadIdx.x;
+    int row0 = blockIdx.y * TILE + threadIdx.y;
+    #pragma unroll
+    for (int pass = 0; pass < TILE; pass += ROWS_PER_PASS) {
+        int row = row0 + pass;
+        if (row < rows && col < cols)  // guard the global load only
+            tile[threadIdx.y + pass][threadIdx.x] = src[(size_t)row * cols + col];
+    }
+
+    // Every thread of the block must arrive here, including those whose elements fell outside the
+    // matrix: a barrier inside the guards above would hang or corrupt the partial edge tiles.
+    __syncthreads();
+
+    // Swap the block's roles: this block now writes the tile at (blockIdx.x, blockIdx.y) of dst,
+    // with threadIdx.x running along a row of dst, so the stores coalesce.
+    int out_col = blockIdx.y * TILE + threadIdx.x;  // a row index of src
+    int out_row0 = blockIdx.x * TILE + threadIdx.y;  // a column index of src
+    #pragma unroll
+    for (int pass = 0; pass < TILE; pass += ROWS_PER_PASS) {
+        int out_row = out_row0 + pass;
+        if (out_row < cols && out_col < rows)
+            dst[(size_t)out_row * rows + out_col] = tile[threadIdx.x][threadIdx.y + pass];
+    }
+}
+// --8<-- [end:tiled]
+
+// --8<-- [start:padded]
+// The same kernel with one float of padding per tile row. Element [r][c] now sits at word
+// r * 33 + c, so walking down a column moves one bank per step and a warp's 32 reads of
+// tile[threadIdx.x][k] hit 32 different banks: one shared-memory transaction instead of 32.
+__global__ void transpose_padded(float* dst, const float* src, int rows, int cols)
+{
+    __shared__ float tile[TILE][TILE + 1];
+
+    int col = blockIdx.x * TILE + threadIdx.x;
+    int row0 = blockIdx.y * TILE + threadIdx.y;
+    #pragma unroll
+    for (int pass = 0; pass < TILE; pass += ROWS_PER_PASS) {
+        int row = row0 + pass;
+        if (row < rows && col < cols)
+            tile[threadIdx.y + pass][threadIdx.x] = src[(size_t)row * cols + col];
+    }
+
+    __syncthreads();  // reached by all threads: the guards above and below never enclose it
+
+    int out_col = blockIdx.y * TILE + threadIdx.x;
+    int out_row0 = blockIdx.x * TILE + threadIdx.y;
+    #pragma unroll
+    for (int pass = 0; pass < TILE; pass += ROWS_PER_PASS) {
+        int out_row = out_row0 + pass;
+        if (out_row < cols && out_col < rows)
+            dst[(size_t)out_row * rows + out_col] = tile[threadIdx.x][threadIdx.y + pass];
+    }
+}
+// --8<-- [end:padded]
+
+}  // extern "C"

@@ -1,0 +1,283 @@
+"""``gloss measure``: run (on a verification node), verify and list (anywhere), compile (CI), show.
+
+``main(argv) -> int``: 0 ok, 1 a check failed, 2 usage or environment error. PyCUDA and numpy are
+imported only inside ``run``, so every other subcommand, and ``--help``, work without them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+
+from measure import results as R
+from measure.nodes import NODES_PATH, load_nodes
+from measure.spec import CODE_DIR, load_specs
+from site_plugins.messages import Problem
+
+PROG = "gloss measure"
+
+
+def _root(args: argparse.Namespace) -> Path:
+    return Path(args.root).resolve()
+
+
+def _print_problems(problems: Sequence[Problem]) -> None:
+    for p in problems:
+        print(p)
+
+
+def _git(root: Path, *args: str) -> str | None:
+    try:
+        out = subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True, check=True)
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    return out.stdout.strip()
+
+
+def resolve_commit(root: Path, commit: str | None, dirty: bool | None) -> tuple[str, bool | None]:
+    """The commit and dirty flag to record: from the options, else GLOSS_COMMIT/GLOSS_DIRTY, else git
+    (where history exists), else 'unknown'. Dirty means code/ or measure/ differ from the commit."""
+    commit = commit or os.environ.get("GLOSS_COMMIT") or None
+    if dirty is None and os.environ.get("GLOSS_DIRTY") in ("0", "1"):
+        dirty = os.environ["GLOSS_DIRTY"] == "1"
+    if commit is None:
+        head = _git(root, "rev-parse", "--verify", "-q", "HEAD")
+        if head:
+            commit = head
+            if dirty is None:
+                status = _git(root, "status", "--porcelain", "--", CODE_DIR, "measure")
+                dirty = None if status is None else bool(status)
+    return commit or "unknown", dirty
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    root = _root(args)
+    nodes, node_problems = load_nodes(root)
+    declared, spec_problems = load_specs(root)
+    if node_problems or spec_problems:
+        _print_problems(node_problems + spec_problems)
+        return 2
+    if args.node not in nodes:
+        known = ", ".join(sorted(nodes)) or "none"
+        print(f"{NODES_PATH}:0: node '{args.node}' is not registered; use one of: {known}, or register it there")
+        return 2
+    unknown = [i for i in args.ids if i not in declared]
+    if unknown:
+        print(
+            f"{PROG} run: no experiment {', '.join(repr(u) for u in unknown)}; declared: {', '.join(sorted(declared))}"
+        )
+        return 2
+    if not any(d.experiment.ceilings for d in declared.values()):
+        print(
+            f"{PROG} run: no experiment declares 'ceilings: true', so no row could be compared with a copy "
+            "ceiling; declare one (see code/ceilings/experiment.yaml)"
+        )
+        return 2
+    try:
+        from measure import runner
+        from measure.device import DeviceError
+    except ImportError as exc:
+        print(
+            f"{PROG} run: {exc}; install the 'node' extra (PyCUDA, numpy, nvidia-ml-py) on a verification node "
+            "(see measure/README.md)"
+        )
+        return 2
+    commit, dirty = resolve_commit(root, args.commit, args.dirty)
+    options = runner.Options(
+        min_samples=args.min_samples,
+        min_gpu_time_s=args.min_time,
+        max_rel_stdev=args.max_noise / 100.0,
+        row_time_limit_s=args.time_limit,
+        warmup_launches=args.warmup,
+    )
+    out = Path(args.out).resolve() if args.out else root / R.RESULTS_DIR
+    try:
+        return runner.run(
+            root, args.node, nodes[args.node], declared, args.ids, options, runner.Provenance0(commit, dirty), out
+        )
+    except DeviceError as exc:
+        print(f"{PROG} run: {exc}")
+        return 2
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    rs = R.load_all(_root(args))
+    problems = rs.problems()
+    _print_problems(problems)
+    fresh = sum(e.fresh for e in rs.entries)
+    print(f"{fresh} of {len(rs.entries)} results fresh" + ("" if not problems else f"; {len(problems)} problem(s)"))
+    return 1 if problems else 0
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    from rich.console import Console
+    from rich.table import Table
+
+    rs = R.load_all(_root(args))
+    table = Table(title="measurements")
+    for col in ("experiment", "node", "state", "measured (UTC)", "commit", "rows"):
+        table.add_column(col)
+    colour = {"fresh": "green", "stale": "yellow", "missing": "dim"}
+    for e in rs.entries:
+        p = e.provenance
+        table.add_row(
+            e.experiment,
+            e.node,
+            f"[{colour.get(e.state, 'red')}]{e.state}[/]",
+            p.finished_utc[:19].replace("T", " ") if p else "",
+            p.git_commit[:10] if p else "",
+            str(len(e.rows())) if e.result else "",
+        )
+    Console().print(table)
+    _print_problems(rs.setup_problems)
+    return 1 if rs.setup_problems else 0
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    from rich.console import Console
+    from rich.table import Table
+
+    rs = R.load_all(_root(args))
+    entry = rs.get(args.id, args.node)
+    if entry.result is None:
+        _print_problems(entry.problems)
+        return 1
+    table = Table(title=f"{entry.experiment} on {entry.node} ({entry.state})", caption=entry.provenance_sentence())
+    for col in ("kernel", "size", "median µs", "IQR µs", "GB/s", "GFLOP/s", "% peak", "% copy", "flags"):
+        table.add_column(col, justify="left" if col in ("kernel", "size", "flags") else "right")
+    for v in entry.ceiling_rows() + entry.rows():
+        flags = ", ".join(
+            f
+            for f, on in (
+                ("ceiling", v.is_ceiling),
+                ("fits L2", v.fits_in_l2),
+                (">95% peak", v.above_95pct_of_peak),
+                ("noisy", v.noisy),
+            )
+            if on
+        )
+        table.add_row(
+            v.label,
+            v.size,
+            f"{v.median_us:.2f}",
+            f"{v.iqr_us:.2f}",
+            f"{v.gbps:.1f}",
+            f"{v.gflops:.1f}" if v.gflops is not None else "",
+            f"{v.pct_of_peak:.1f}",
+            f"{v.pct_of_copy_ceiling:.1f}",
+            flags,
+        )
+    Console().print(table)
+    _print_problems(entry.problems)
+    return 0 if entry.fresh else 1
+
+
+def compile_all(root: Path, nvcc: str = "nvcc") -> list[Problem]:
+    """Compile every .cu under code/ (and the runner's own) for every registered node's arch."""
+    nodes, problems = load_nodes(root)
+    if problems:
+        return problems
+    exe = shutil.which(nvcc)
+    if exe is None:
+        return [Problem(NODES_PATH, 0, "nvcc is not on PATH", "install the CUDA toolkit or add its bin/ to PATH")]
+    sources = sorted((root / CODE_DIR).rglob("*.cu")) + sorted((root / "measure").glob("*.cu"))
+    archs = sorted({n.arch for n in nodes.values()})
+    out: list[Problem] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for src in sources:
+            rel = src.relative_to(root).as_posix()
+            for arch in archs:
+                cmd = [
+                    exe,
+                    "--cubin",
+                    "-O3",
+                    f"-arch={arch}",
+                    "-Werror",
+                    "all-warnings",
+                    "-o",
+                    str(Path(tmp) / "out.cubin"),
+                    str(src),
+                ]
+                proc = subprocess.run(cmd, capture_output=True, text=True)
+                if proc.returncode != 0:
+                    first = (proc.stderr.strip() or proc.stdout.strip()).splitlines()
+                    out.append(
+                        Problem(
+                            rel,
+                            _line(first, src.name),
+                            f"nvcc -arch={arch} failed: {first[0] if first else 'no output'}",
+                            "fix the CUDA source",
+                        )
+                    )
+    return out
+
+
+def _line(lines: list[str], name: str) -> int:
+    import re
+
+    for text in lines:
+        m = re.search(re.escape(name) + r"\((\d+)\)", text)
+        if m:
+            return int(m.group(1))
+    return 0
+
+
+def cmd_compile(args: argparse.Namespace) -> int:
+    problems = compile_all(_root(args), args.nvcc)
+    _print_problems(problems)
+    return 1 if problems else 0
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog=PROG, description="Run, verify and list measurements.")
+    p.add_argument("--root", default=".", help="repository root (default: .)")
+    sub = p.add_subparsers(dest="command", required=True)
+    r = sub.add_parser("run", help="check and time experiments on a verification node (needs PyCUDA)")
+    r.add_argument("ids", nargs="*", help="experiment ids (default: all); the copy ceilings always run first")
+    r.add_argument("--node", required=True, help="the registered node this machine is (measure/nodes.yaml)")
+    r.add_argument("--commit", help="git commit to record (default: $GLOSS_COMMIT, else git, else 'unknown')")
+    dirty = r.add_mutually_exclusive_group()
+    dirty.add_argument(
+        "--dirty",
+        dest="dirty",
+        action="store_const",
+        const=True,
+        default=None,
+        help="record that code/ or measure/ had uncommitted changes",
+    )
+    dirty.add_argument("--clean", dest="dirty", action="store_const", const=False, help="record a clean tree")
+    r.add_argument("--out", help="results folder (default: measure/results); files go to OUT/NODE/ID.json")
+    r.add_argument("--min-samples", type=int, default=10, help="samples at least (default 10)")
+    r.add_argument("--min-time", type=float, default=0.5, help="GPU seconds per row at least (default 0.5)")
+    r.add_argument("--max-noise", type=float, default=0.5, help="stop at this relative stdev, %% (default 0.5)")
+    r.add_argument("--time-limit", type=float, default=5.0, help="seconds per row before it is noisy (default 5)")
+    r.add_argument("--warmup", type=int, default=5, help="untimed launches before sampling (default 5)")
+    r.set_defaults(func=cmd_run)
+    v = sub.add_parser("verify", help="check every result: format, recomputation, hashes, node, checks")
+    v.set_defaults(func=cmd_verify)
+    ls = sub.add_parser("list", help="each experiment's state per node")
+    ls.set_defaults(func=cmd_list)
+    s = sub.add_parser("show", help="one experiment's rows as a table")
+    s.add_argument("id")
+    s.add_argument("--node")
+    s.set_defaults(func=cmd_show)
+    c = sub.add_parser("compile", help="compile every .cu under code/ for every registered node's arch (CI)")
+    c.add_argument("--nvcc", default="nvcc")
+    c.set_defaults(func=cmd_compile)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    try:
+        args = parser().parse_args(args_list)
+    except SystemExit as exc:  # argparse exits 2 on usage errors, 0 on --help
+        return int(exc.code or 0)
+    code: int = args.func(args)
+    return code

@@ -1,0 +1,286 @@
+"""The PyCUDA (and NVML) adapter: the only module that touches the GPU.
+
+Kept thin on purpose: the runner decides what to run and when to stop; this module compiles, moves
+memory, launches, flushes the L2, records CUDA events and reads clocks. Importing it needs PyCUDA and
+numpy, so only ``gloss measure run`` (and GPU tests) import it, inside the command.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import re
+import shutil
+import subprocess
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pycuda
+import pycuda.driver as cuda
+from pycuda.compiler import SourceModule
+
+from measure.check import POISON_BITS
+from measure.results import KernelBuild
+
+FLUSH_SOURCE = Path(__file__).with_name("flush.cu")
+
+
+class DeviceError(RuntimeError):
+    """The device cannot be used as asked (no GPU, wrong GPU, launch failure)."""
+
+
+@dataclass(frozen=True)
+class DeviceInfo:
+    name: str
+    pci_bus_id: str
+    compute_capability: str
+    sm_count: int
+    l2_bytes: int
+    memory_clock_mhz: int
+    bus_width_bits: int
+    cuda_driver_version: str
+    uuid: str
+    driver_release: str
+    max_sm_clock_mhz: int
+    nvml: str
+
+
+class Clock:
+    """Reads the SM clock through NVML; ``read()`` gives -1 when NVML is unavailable."""
+
+    def __init__(self, pci_bus_id: str) -> None:
+        self.status = "available"
+        self._handle: Any = None
+        self._nvml: Any = None
+        try:
+            import pynvml
+
+            pynvml.nvmlInit()
+            self._nvml = pynvml
+            self._handle = self._find(pynvml, pci_bus_id)
+        except Exception as exc:  # NVML missing or refusing: say so in the result, keep every sample
+            self.status = f"unavailable ({type(exc).__name__}: {exc})"
+            self._handle = None
+
+    @staticmethod
+    def _find(pynvml: Any, pci_bus_id: str) -> Any:
+        want = pci_bus_id.lower().split(":", 1)[-1]  # bus:device.function, without the domain
+        count = pynvml.nvmlDeviceGetCount()
+        for i in range(count):
+            handle = pynvml.nvmlDeviceGetHandleByIndex(i)
+            bus = pynvml.nvmlDeviceGetPciInfo(handle).busId
+            bus = bus.decode() if isinstance(bus, bytes) else bus
+            if bus.lower().endswith(want):
+                return handle
+        raise DeviceError(f"NVML lists no device at PCI {pci_bus_id}")
+
+    def _text(self, value: Any) -> str:
+        return value.decode() if isinstance(value, bytes) else str(value)
+
+    def read(self) -> int:
+        if self._handle is None:
+            return -1
+        return int(self._nvml.nvmlDeviceGetClockInfo(self._handle, self._nvml.NVML_CLOCK_SM))
+
+    def max_sm_mhz(self) -> int:
+        if self._handle is None:
+            return -1
+        return int(self._nvml.nvmlDeviceGetMaxClockInfo(self._handle, self._nvml.NVML_CLOCK_SM))
+
+    def uuid(self) -> str:
+        return self._text(self._nvml.nvmlDeviceGetUUID(self._handle)) if self._handle is not None else "unknown"
+
+    def driver_release(self) -> str:
+        return self._text(self._nvml.nvmlSystemGetDriverVersion()) if self._handle is not None else "unknown"
+
+
+def nvcc_version(nvcc: str = "nvcc") -> str:
+    path = shutil.which(nvcc)
+    if path is None:
+        raise DeviceError("nvcc is not on PATH; PyCUDA compiles with it (add /usr/local/cuda/bin to PATH)")
+    out = subprocess.run([path, "--version"], capture_output=True, text=True, check=True).stdout
+    match = re.search(r"release [0-9.]+, V([0-9.]+)", out)
+    return match.group(1) if match else out.strip().splitlines()[-1]
+
+
+def versions() -> dict[str, str]:
+    return {"pycuda": pycuda.VERSION_TEXT, "numpy": np.__version__, "python": platform.python_version()}
+
+
+@dataclass
+class Kernel:
+    function: Any  # pycuda Function, prepared
+    name: str
+
+
+class Device:
+    """One CUDA context on device 0, one stream, an L2 flush buffer and a pool of events."""
+
+    def __init__(self, ordinal: int = 0) -> None:
+        try:
+            cuda.init()
+            if cuda.Device.count() == 0:
+                raise DeviceError("no CUDA device is present")
+            self.dev = cuda.Device(ordinal)
+        except cuda.Error as exc:
+            raise DeviceError(f"CUDA is not usable here: {exc}") from exc
+        self.ctx = self.dev.make_context()
+        self.stream = cuda.Stream()
+        attr = cuda.device_attribute
+        major, minor = self.dev.compute_capability()
+        pci = self.dev.pci_bus_id()
+        self.clock = Clock(pci)
+        drv = cuda.get_driver_version()
+        self.info = DeviceInfo(
+            name=self.dev.name(),
+            pci_bus_id=pci,
+            compute_capability=f"{major}.{minor}",
+            sm_count=self.dev.get_attribute(attr.MULTIPROCESSOR_COUNT),
+            l2_bytes=self.dev.get_attribute(attr.L2_CACHE_SIZE),
+            memory_clock_mhz=self.dev.get_attribute(attr.MEMORY_CLOCK_RATE) // 1000,  # reported in kHz
+            bus_width_bits=self.dev.get_attribute(attr.GLOBAL_MEMORY_BUS_WIDTH),
+            cuda_driver_version=f"{drv // 1000}.{drv % 1000 // 10}",
+            uuid=self.clock.uuid(),
+            driver_release=self.clock.driver_release(),
+            max_sm_clock_mhz=self.clock.max_sm_mhz(),
+            nvml=self.clock.status,
+        )
+        self._flush_buf: Any = None
+        self._flush_fn: Any = None
+        self._flush_n4 = 0
+        self._sink: Any = None
+        self.flush_bytes = 0
+
+    def close(self) -> None:
+        self._flush_buf = None
+        self._sink = None
+        self.ctx.pop()
+        self.ctx.detach()
+
+    # --- compilation ------------------------------------------------------------------------------
+
+    @staticmethod
+    def nvcc_flags(arch: str) -> list[str]:
+        """The exact options PyCUDA passes to nvcc (its include path shown as {pycuda}/cuda)."""
+        return ["--cubin", "-O3", "-arch", arch, "-I{pycuda}/cuda"]
+
+    def compile(self, source: str, arch: str) -> Any:
+        # cache_dir=False: compile every time, so the recorded flags are the ones that built this code.
+        return SourceModule(source, options=["-O3"], arch=arch, no_extern_c=True, cache_dir=False)
+
+    def kernel(self, module: Any, name: str, arg_types: str) -> Kernel:
+        fn = module.get_function(name)
+        fn.prepare(arg_types)
+        return Kernel(fn, name)
+
+    @staticmethod
+    def build_info(k: Kernel) -> KernelBuild:
+        fn = k.function
+        return KernelBuild(
+            function=k.name,
+            registers=int(fn.num_regs),
+            static_shared_bytes=int(fn.shared_size_bytes),
+            local_bytes=int(fn.local_size_bytes),
+            max_threads_per_block=int(fn.max_threads_per_block),
+        )
+
+    # --- memory -----------------------------------------------------------------------------------
+
+    def alloc(self, nbytes: int) -> Any:
+        return cuda.mem_alloc(max(nbytes, 4))
+
+    def upload(self, dst: Any, array: Any) -> None:
+        cuda.memcpy_htod(dst, np.ascontiguousarray(array))
+
+    def download(self, src: Any, shape: Sequence[int], dtype: Any = np.float32) -> Any:
+        out = np.empty(tuple(shape), dtype=dtype)
+        cuda.memcpy_dtoh(out, src)
+        return out
+
+    def poison(self, buf: Any, n_elements: int) -> None:
+        cuda.memset_d32(buf, POISON_BITS, n_elements)
+
+    # --- the L2 flush -----------------------------------------------------------------------------
+
+    def setup_flush(self, nbytes: int) -> None:
+        """A zero-filled buffer of ``nbytes`` read by a grid-stride kernel (see measure/flush.cu)."""
+        n4 = nbytes // 16
+        self._flush_buf = cuda.mem_alloc(n4 * 16)
+        cuda.memset_d32(self._flush_buf, 0, n4 * 4)
+        self._sink = cuda.mem_alloc(16)
+        module = self.compile(
+            FLUSH_SOURCE.read_text(encoding="utf-8"), f"sm_{self.info.compute_capability.replace('.', '')}"
+        )
+        self._flush_fn = module.get_function("l2_flush_read")
+        self._flush_fn.prepare("PqP")
+        self._flush_module = module
+        self._flush_n4 = n4
+        self.flush_bytes = n4 * 16
+
+    def flush(self) -> None:
+        self._flush_fn.prepared_async_call(
+            (self.info.sm_count * 8, 1, 1),
+            (256, 1, 1),
+            self.stream,
+            self._flush_buf,
+            np.int64(self._flush_n4),
+            self._sink,
+        )
+
+    # --- launching and timing ---------------------------------------------------------------------
+
+    def launcher(self, k: Kernel, grid: Sequence[int], block: Sequence[int], args: Sequence[Any]) -> Callable[[], None]:
+        g = (*grid, *([1] * (3 - len(grid))))
+        b = (*block, *([1] * (3 - len(block))))
+        fn, stream = k.function, self.stream
+
+        def launch() -> None:
+            fn.prepared_async_call(g, b, stream, *args)
+
+        return launch
+
+    def memcpy_launcher(self, dst: Any, src: Any, nbytes: int) -> Callable[[], None]:
+        stream = self.stream
+
+        def launch() -> None:
+            cuda.memcpy_dtod_async(dst, src, nbytes, stream)
+
+        return launch
+
+    def synchronize(self) -> None:
+        try:
+            self.ctx.synchronize()
+        except cuda.Error as exc:
+            raise DeviceError(f"the GPU reported an error: {exc}") from exc
+
+    def events(self, n: int) -> list[tuple[Any, Any]]:
+        return [(cuda.Event(), cuda.Event()) for _ in range(n)]
+
+    def timed_batch(
+        self, launch: Callable[[], None], pairs: Sequence[tuple[Any, Any]], flush: bool = True
+    ) -> list[float]:
+        """One launch per sample between two events, the L2 flushed before each (outside the events).
+
+        Everything is queued first and synchronized once, so host overhead does not separate the
+        samples; each sample's time is still only its own launch.
+        """
+        stream = self.stream
+        for start, end in pairs:
+            if flush:
+                self.flush()
+            start.record(stream)
+            launch()
+            end.record(stream)
+        try:
+            pairs[-1][1].synchronize()
+        except cuda.Error as exc:
+            raise DeviceError(f"the GPU reported an error: {exc}") from exc
+        return [start.time_till(end) for start, end in pairs]
+
+
+def environment_note() -> str:
+    """Where PyCUDA came from, for logs."""
+    return f"pycuda {pycuda.VERSION_TEXT} at {os.path.dirname(pycuda.__file__)}"
