@@ -225,9 +225,9 @@ class Device:
             (self.info.sm_count * 8, 1, 1),
             (256, 1, 1),
             self.stream,
-            self._flush_buf,
+            int(self._flush_buf),
             np.int64(self._flush_n4),
-            self._sink,
+            int(self._sink),
         )
 
     # --- launching and timing ---------------------------------------------------------------------
