@@ -44,6 +44,10 @@ class _Httpd(ThreadingHTTPServer):
         self.tls = tls
         self.counts: Counter[tuple[str, str]] = Counter()
         self.keys: Counter[str] = Counter()
+        self.agents: list[str] = []
+        self.in_flight: Counter[str] = Counter()  # /track/KEY: requests being answered now
+        self.most_in_flight: Counter[str] = Counter()  # /track/KEY: the most at once
+        self.arrivals: dict[str, list[float]] = {}  # /track/KEY: monotonic arrival times
         self.lock = threading.Lock()
         self.stopping = threading.Event()
 
@@ -98,6 +102,7 @@ class _Handler(BaseHTTPRequestHandler):
         path, query = parts.path, {k: v[0] for k, v in parse_qs(parts.query).items()}
         with self.server.lock:
             self.server.counts[(self.command, path)] += 1
+            self.server.agents.append(self.headers.get("User-Agent", ""))
         segs = path.strip("/").split("/")
         head = segs[0]
         page = PAGE.format(filler=FILLER).encode()
@@ -128,6 +133,16 @@ class _Handler(BaseHTTPRequestHandler):
                 self._send(503, b"busy", "text/plain")
             else:
                 self._send(200, page)
+        elif head == "track":  # /track/KEY?ms=100: answers after ms, recording concurrency and arrival times
+            key = segs[1]
+            with self.server.lock:
+                self.server.arrivals.setdefault(key, []).append(time.monotonic())
+                self.server.in_flight[key] += 1
+                self.server.most_in_flight[key] = max(self.server.most_in_flight[key], self.server.in_flight[key])
+            time.sleep(int(query.get("ms", "100")) / 1000)
+            with self.server.lock:
+                self.server.in_flight[key] -= 1
+            self._send(200, page)
         elif head == "head405":
             if self.command == "HEAD":
                 self._send(405, headers={"Allow": "GET"})

@@ -1,0 +1,299 @@
+"""The online checker against real HTTP(S) servers on 127.0.0.1. Every case asserts the verdict and that
+the check ended inside its deadline (small timeouts keep the suite fast)."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import ssl
+import time
+from dataclasses import replace
+
+import pytest
+from links_servers import Server, SilentServer
+
+from site_plugins.links.checker import Checker, Result, Settings
+from site_plugins.links.evidence import Hop
+
+FAST = Settings(timeout=0.5, deadline=2.0, retries=1, backoff=0.05, backoff_max=0.2, retry_after_cap=2.0,
+                second_pass_delay=0.1, concurrency=16, per_host=8, min_interval=0.0, max_body=256 * 1024)
+SLACK = 0.75  # scheduling noise on a loaded 2-core machine
+
+
+def check(urls: list[str], settings: Settings = FAST, verify: ssl.SSLContext | None = None,
+          ) -> tuple[dict[str, Result], float]:
+    started = time.monotonic()
+    results = asyncio.run(Checker(settings, verify=verify).check(urls))
+    return results, time.monotonic() - started
+
+
+def one(url: str, settings: Settings = FAST, verify: ssl.SSLContext | None = None) -> tuple[Result, float]:
+    results, elapsed = check([url], settings, verify)
+    return results[url], elapsed
+
+
+def within_one_pass(elapsed: float, s: Settings = FAST) -> None:
+    assert elapsed < s.deadline + SLACK, f"took {elapsed:.2f} s, deadline {s.deadline} s"
+
+
+def within_two_passes(elapsed: float, s: Settings = FAST) -> None:
+    limit = 2 * s.deadline + s.second_pass_delay + SLACK
+    assert elapsed < limit, f"took {elapsed:.2f} s, two passes allow {limit:.2f} s"
+
+
+# --- ok, redirects -------------------------------------------------------------------------------
+
+
+def test_200_ok(http: Server) -> None:
+    r, elapsed = one(http.url("/ok"))
+    assert (r.verdict, r.reason, r.status, r.redirects, r.tries) == ("ok", "200 OK", 200, (), 1)
+    within_one_pass(elapsed)
+
+
+def test_200_ok_over_https_with_the_test_ca(https: Server, client_tls: ssl.SSLContext) -> None:
+    r, elapsed = one(https.url("/ok"), verify=client_tls)
+    assert (r.verdict, r.status) == ("ok", 200)
+    within_one_pass(elapsed)
+
+
+@pytest.mark.parametrize("code", [301, 302, 303, 307, 308])
+def test_redirect_chain_is_followed_and_recorded(http: Server, code: int) -> None:
+    r, elapsed = one(http.url(f"/redirect/3?code={code}"))
+    assert r.verdict == "ok"
+    assert r.redirects == (Hop(http.url(f"/redirect/3?code={code}"), code), Hop(http.url("/redirect/2"), 301),
+                           Hop(http.url("/redirect/1"), 301))
+    assert r.final_url == http.url("/redirect/0")
+    within_one_pass(elapsed)
+
+
+def test_five_redirects_pass_six_are_too_many(http: Server) -> None:
+    results, elapsed = check([http.url("/redirect/5"), http.url("/redirect/6")])
+    assert results[http.url("/redirect/5")].verdict == "ok"
+    r = results[http.url("/redirect/6")]
+    assert (r.verdict, r.kind) == ("broken", "too-many-redirects")
+    assert r.reason.startswith("more than 5 redirects: " + http.url("/redirect/6") + " -> ")
+    assert len(r.redirects) == 6
+    within_one_pass(elapsed)
+
+
+def test_redirect_loop(http: Server) -> None:
+    r, elapsed = one(http.url("/loop/a"))
+    a, b = http.url("/loop/a"), http.url("/loop/b")
+    assert (r.verdict, r.kind, r.reason) == ("broken", "redirect-loop", f"redirect loop: {a} -> {b} -> {a}")
+    assert r.redirects == (Hop(a, 301), Hop(b, 301))
+    within_one_pass(elapsed)
+
+
+# --- definite answers ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("path", "verdict", "reason"), [
+    ("/status/404", "broken", "404 Not Found"),
+    ("/status/410", "broken", "410 Gone"),
+    ("/status/403", "blocked", "403 Forbidden (the server refuses automated checks)"),
+    ("/status/401", "blocked", "401 Unauthorized (the server refuses automated checks)"),
+    ("/challenge", "blocked", "403 Forbidden: bot challenge page"),
+])
+def test_definite_statuses_are_not_retried(http: Server, path: str, verdict: str, reason: str) -> None:
+    r, elapsed = one(http.url(path))
+    assert (r.verdict, r.reason, r.tries, r.passes) == (verdict, reason, 1, 1)
+    within_one_pass(elapsed)
+
+
+def test_head_answered_405_does_not_matter_we_get(http: Server) -> None:
+    r, elapsed = one(http.url("/head405"))
+    assert r.verdict == "ok"
+    assert http.counts[("HEAD", "/head405")] == 0
+    assert http.counts[("GET", "/head405")] >= 1
+    within_one_pass(elapsed)
+
+
+# --- rate limits and transient failures -----------------------------------------------------------
+
+
+def test_429_with_retry_after_is_honoured_then_ok(http: Server) -> None:
+    r, elapsed = one(http.url("/ratelimit/once?n=1&after=1"))
+    assert (r.verdict, r.tries) == ("ok", 2)
+    assert elapsed >= 1.0  # waited as asked
+    within_one_pass(elapsed)
+
+
+def test_429_that_persists_is_blocked_after_retries(http: Server) -> None:
+    r, elapsed = one(http.url("/ratelimit/always?n=99&after=0"))
+    assert (r.verdict, r.kind, r.tries) == ("blocked", "rate-limit", 2)
+    assert r.reason == "429 Too Many Requests (rate limited) (after 2 tries)"
+    within_one_pass(elapsed)
+
+
+def test_retry_after_beyond_the_cap_is_not_waited_for(http: Server) -> None:
+    r, elapsed = one(http.url("/ratelimit/long?n=1&after=3600"))
+    assert r.verdict == "blocked"
+    assert r.reason == ("429 Too Many Requests (rate limited); the server asked to wait 3600 s, "
+                        "more than the 2 s cap")
+    assert elapsed < 0.5 + SLACK
+
+
+def test_503_then_200_is_retried_in_the_same_pass(http: Server) -> None:
+    r, elapsed = one(http.url("/flaky/once?n=1"))
+    assert (r.verdict, r.tries, r.passes) == ("ok", 2, 1)
+    within_one_pass(elapsed)
+
+
+def test_503_twice_recovers_in_the_deferred_second_pass(http: Server) -> None:
+    r, elapsed = one(http.url("/flaky/twice?n=2"))
+    assert (r.verdict, r.passes) == ("ok", 2)
+    within_two_passes(elapsed)
+
+
+def test_503_that_persists_stays_transient(http: Server) -> None:
+    r, elapsed = one(http.url("/status/503"))
+    assert (r.verdict, r.reason, r.passes) == ("transient", "503 Service Unavailable (after 2 tries)", 2)
+    within_two_passes(elapsed)
+
+
+def test_server_that_accepts_and_never_answers(silent: SilentServer) -> None:
+    r, elapsed = one(silent.url("/"))
+    assert (r.verdict, r.kind, r.passes) == ("transient", "timeout", 2)
+    assert r.reason == "timed out waiting for the answer (after 2 tries)"
+    within_two_passes(elapsed)
+
+
+def test_deadline_bounds_a_server_slower_than_the_timeouts_allow(silent: SilentServer) -> None:
+    s = replace(FAST, timeout=5.0, deadline=1.0, retries=0)
+    r, elapsed = one(silent.url("/slow"), s)
+    assert (r.verdict, r.kind, r.reason) == ("transient", "deadline", "no complete answer within the 1 s deadline")
+    within_two_passes(elapsed, s)
+
+
+def test_connection_refused_is_transient(http: Server) -> None:
+    import socket
+
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    sock.close()  # nothing listens there now
+    r, elapsed = one(f"http://127.0.0.1:{port}/")
+    assert (r.verdict, r.kind) == ("transient", "connect")
+    assert r.reason == "connection refused (after 2 tries)"
+    within_two_passes(elapsed)
+
+
+# --- bodies -----------------------------------------------------------------------------------------
+
+
+def test_slow_drip_body_is_not_read_without_a_fragment(http: Server) -> None:
+    r, elapsed = one(http.url("/drip?every=0.2"))
+    assert (r.verdict, r.status) == ("ok", 200)
+    assert elapsed < 0.5 + SLACK  # the status was enough; the dripping body was never waited for
+
+
+def test_slow_drip_body_with_a_fragment_hits_the_deadline(http: Server) -> None:
+    s = replace(FAST, deadline=1.0)
+    r, elapsed = one(http.url("/drip?every=0.2#intro"), s)
+    assert (r.verdict, r.kind) == ("transient", "deadline")
+    assert r.reason == ("the page answered 200 OK but its body did not arrive within the 1 s deadline, "
+                        "so the anchor could not be checked")
+    within_two_passes(elapsed, s)
+
+
+def test_huge_body_without_a_fragment_is_not_downloaded(http: Server) -> None:
+    r, elapsed = one(http.url("/huge"))
+    assert r.verdict == "ok"
+    assert elapsed < 0.5 + SLACK
+
+
+def test_huge_body_anchor_near_the_start_is_found_early(http: Server) -> None:
+    r, elapsed = one(http.url("/huge?anchor=start#start"))
+    assert (r.verdict, r.anchor) == ("ok", "found")
+    within_one_pass(elapsed)
+
+
+def test_huge_body_is_read_only_up_to_the_cap(http: Server) -> None:
+    r, elapsed = one(http.url("/huge?anchor=end#end"))
+    assert r.verdict == "cannot verify"
+    assert r.reason == ("anchor #end cannot be verified: not in the first 262,144 bytes (the body cap); "
+                        "the rest was not read")
+    within_one_pass(elapsed)
+
+
+# --- anchors -----------------------------------------------------------------------------------------
+
+
+def test_anchors(http: Server) -> None:
+    cases = {
+        "/page#intro": ("ok", "found"),  # id
+        "/page#legacy": ("ok", "found"),  # <a name>
+        "/page#install": ("ok", "found"),  # GitHub's user-content- prefix
+        "/page#Install": ("ok", "found"),  # GitHub lower-cases its slugs
+        "/page#missing": ("broken", ""),
+        "/page#from-script": ("cannot verify", "cannot verify: the anchor appears only in the page's script data "
+                                               "(rendered by JavaScript)"),
+        "/page#/route/inside": ("cannot verify", "cannot verify: the fragment is a client-side route handled "
+                                                 "by JavaScript"),
+        "/page#:~:text=Install": ("cannot verify", "cannot verify: text fragments are resolved by the browser, "
+                                                   "not by ids"),
+        "/js#section": ("cannot verify", "cannot verify: the page is rendered by JavaScript (its HTML has "
+                                         "almost no text)"),
+        "/pdf#page=2": ("cannot verify", "cannot verify: fragments are only checked on HTML pages, and this is "
+                                         "application/pdf"),
+    }
+    before = http.counts[("GET", "/page")]
+    results, elapsed = check([http.url(p) for p in cases])
+    got = {p: (results[http.url(p)].verdict, results[http.url(p)].anchor) for p in cases}
+    assert got == cases
+    assert results[http.url("/page#missing")].reason == "anchor #missing not found on the page (200 OK)"
+    assert http.counts[("GET", "/page")] - before == 1  # one fetch for all fragments of one page
+    within_one_pass(elapsed)
+
+
+# --- TLS and DNS ------------------------------------------------------------------------------------
+
+
+def test_certificate_from_an_untrusted_ca_is_broken(untrusted_https: Server, client_tls: ssl.SSLContext) -> None:
+    r, elapsed = one(untrusted_https.url("/ok"), verify=client_tls)
+    assert (r.verdict, r.kind, r.tries) == ("broken", "tls", 1)
+    assert r.reason.startswith("TLS certificate verification failed: ")
+    assert "self-signed certificate" in r.reason or "unable to get local issuer" in r.reason
+    within_one_pass(elapsed)
+
+
+def test_certificate_for_another_host_is_broken(wrong_host_https: Server, client_tls: ssl.SSLContext) -> None:
+    r, elapsed = one(wrong_host_https.url("/ok"), verify=client_tls)
+    assert (r.verdict, r.kind) == ("broken", "tls")
+    assert "Hostname mismatch" in r.reason or "IP address mismatch" in r.reason
+    within_one_pass(elapsed)
+
+
+def test_dns_failure_is_broken_and_fast() -> None:
+    r, elapsed = one("http://no-such-host.invalid/page")
+    assert (r.verdict, r.kind, r.tries, r.passes) == ("broken", "dns", 1, 1)
+    assert r.reason.startswith("DNS lookup failed: ")
+    within_one_pass(elapsed)
+
+
+# --- politeness ---------------------------------------------------------------------------------------
+
+
+def test_per_host_concurrency_and_min_interval(http: Server) -> None:
+    s = replace(FAST, per_host=2, min_interval=0.1, deadline=5.0)
+    urls = [http.url(f"/track/polite?ms=150&n={i}") for i in range(6)]
+    _, elapsed = check(urls, s)
+    assert http.httpd.most_in_flight["polite"] <= 2
+    times = sorted(http.httpd.arrivals["polite"])
+    gaps = [b - a for a, b in itertools.pairwise(times)]
+    assert min(gaps) >= 0.09, gaps
+    assert elapsed < 6 * 0.15 + SLACK + 1.0
+
+
+def test_global_concurrency_spans_hosts(http: Server) -> None:
+    s = replace(FAST, concurrency=1, per_host=4)
+    urls = [http.url(f"/track/global?ms=100&n={i}", host=h) for i in range(2) for h in ("127.0.0.1", "localhost")]
+    check(urls, s)
+    assert http.httpd.most_in_flight["global"] == 1
+
+
+def test_user_agent_names_the_project(http: Server) -> None:
+    http.httpd.agents.clear()
+    one(http.url("/ok?ua"))
+    assert http.httpd.agents and http.httpd.agents[0].startswith("cuda-gloss-links/")
+    assert "cuda-gloss CUDA performance glossary" in http.httpd.agents[0]
