@@ -100,7 +100,8 @@ def prepare(root: Path, docs_dir: str = "content", *, preview: bool = False,
     view = measured.load_view(root)
     checked = checked or (lambda url: None)
     signables = [signable(root, e, view) for e in content.entries()]
-    states, state_problems = publish.decide(root, signables, preview=preview)
+    states, state_problems = publish.decide(root, signables, preview=preview,
+                                            signable_at=signable_at(root, view, content))
     build.states = states
     build.problems += state_problems
 
