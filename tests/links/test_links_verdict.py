@@ -1,0 +1,116 @@
+"""Pure classification: statuses, headers, errors, Retry-After and backoff (table cases, no network)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import random
+import socket
+import ssl
+
+import httpx
+import pytest
+
+from site_plugins.links.verdict import (
+    Classification,
+    backoff_delay,
+    classify_exception,
+    classify_status,
+    retry_after_seconds,
+)
+
+
+@pytest.mark.parametrize(("status", "headers", "expected"), [
+    (200, {}, Classification("ok", "200 OK")),
+    (204, {}, Classification("ok", "204 No Content")),
+    (404, {}, Classification("broken", "404 Not Found")),
+    (410, {}, Classification("broken", "410 Gone")),
+    (400, {}, Classification("broken", "400 Bad Request")),
+    (301, {}, Classification("broken", "301 Moved Permanently without a Location header", "bad-redirect")),
+    (401, {}, Classification("blocked", "401 Unauthorized (the server refuses automated checks)")),
+    (403, {}, Classification("blocked", "403 Forbidden (the server refuses automated checks)")),
+    (451, {}, Classification("blocked", "451 Unavailable For Legal Reasons (the server refuses automated checks)")),
+    (999, {}, Classification("blocked", "999 (the server refuses automated checks)")),
+    (429, {}, Classification("blocked", "429 Too Many Requests (rate limited)", "rate-limit", retry=True)),
+    (403, {"cf-mitigated": "challenge"}, Classification("blocked", "403 Forbidden: bot challenge page", "challenge")),
+    (202, {"x-amzn-waf-action": "challenge"}, Classification("blocked", "202 Accepted: bot challenge page",
+                                                             "challenge")),
+    (503, {"Server": "cloudflare", "cf-chl-bypass": "1"},
+     Classification("blocked", "503 Service Unavailable: bot challenge page", "challenge")),
+    (503, {"Server": "cloudflare"}, Classification("transient", "503 Service Unavailable", retry=True)),
+    (500, {}, Classification("transient", "500 Internal Server Error", retry=True)),
+    (502, {}, Classification("transient", "502 Bad Gateway", retry=True)),
+    (504, {}, Classification("transient", "504 Gateway Timeout", retry=True)),
+    (408, {}, Classification("transient", "408 Request Timeout", retry=True)),
+    (522, {}, Classification("transient", "522", retry=True)),
+    (600, {}, Classification("broken", "unexpected status 600")),
+])
+def test_classify_status(status: int, headers: dict[str, str], expected: Classification) -> None:
+    assert classify_status(status, httpx.Headers(headers)) == expected
+
+
+def _raised(outer: BaseException, inner: BaseException) -> BaseException:
+    """``outer`` raised from ``inner``, as httpx wraps the OS error beneath it."""
+    try:
+        try:
+            raise inner
+        except BaseException as exc:
+            raise outer from exc
+    except BaseException as exc:
+        return exc
+
+
+def _cert_error() -> ssl.SSLCertVerificationError:
+    err = ssl.SSLCertVerificationError(1, "[SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed")
+    err.verify_message = "certificate has expired"
+    return err
+
+
+@pytest.mark.parametrize(("exc", "verdict", "kind", "reason"), [
+    (_raised(httpx.ConnectError("x"), socket.gaierror(-2, "Name or service not known")),
+     "broken", "dns", "DNS lookup failed: Name or service not known"),
+    (httpx.ConnectError("[Errno -3] Temporary failure in name resolution"),
+     "broken", "dns", "DNS lookup failed: Temporary failure in name resolution"),
+    (_raised(httpx.ConnectError("x"), _cert_error()),
+     "broken", "tls", "TLS certificate verification failed: certificate has expired"),
+    (httpx.ConnectTimeout("t"), "transient", "timeout", "timed out connecting"),
+    (httpx.ReadTimeout("t"), "transient", "timeout", "timed out waiting for the answer"),
+    (httpx.PoolTimeout("t"), "transient", "timeout", "timed out waiting for a connection"),
+    (_raised(httpx.ConnectError("x"), ConnectionRefusedError(111, "Connection refused")),
+     "transient", "connect", "connection refused"),
+    (_raised(httpx.ConnectError("x"), OSError(101, "Network is unreachable")),
+     "transient", "network", "network unreachable (Network is unreachable)"),
+    (httpx.RemoteProtocolError("Server disconnected without sending a response."),
+     "transient", "network", "connection dropped: Server disconnected without sending a response."),
+    (httpx.ReadError("reset"), "transient", "network", "connection dropped: reset"),
+    (httpx.UnsupportedProtocol("Request URL has an unsupported protocol 'ftp://'."),
+     "broken", "invalid-url", "invalid URL: Request URL has an unsupported protocol 'ftp://'."),
+])
+def test_classify_exception(exc: BaseException, verdict: str, kind: str, reason: str) -> None:
+    c = classify_exception(exc)
+    assert (c.verdict, c.kind, c.reason) == (verdict, kind, reason)
+    assert c.retry == (verdict == "transient")
+
+
+NOW = dt.datetime(2026, 3, 1, 12, 0, 0, tzinfo=dt.UTC)
+
+
+@pytest.mark.parametrize(("value", "seconds"), [
+    (None, None),
+    ("5", 5.0),
+    ("0", 0.0),
+    ("Sun, 01 Mar 2026 12:00:30 GMT", 30.0),
+    ("Sun, 01 Mar 2026 11:00:00 GMT", 0.0),  # in the past: no wait
+    ("soon", None),
+    ("-3", None),
+])
+def test_retry_after(value: str | None, seconds: float | None) -> None:
+    assert retry_after_seconds(value, NOW) == seconds
+
+
+def test_backoff_is_exponential_with_jitter_and_capped() -> None:
+    rng = random.Random(7)
+    for attempt, step in [(0, 1.0), (1, 2.0), (2, 4.0), (3, 8.0), (4, 10.0), (9, 10.0)]:
+        delays = [backoff_delay(attempt, 1.0, 10.0, rng) for _ in range(200)]
+        assert min(delays) >= step / 2
+        assert max(delays) <= step
+        assert max(delays) - min(delays) > step / 4  # jittered, not a fixed sleep
