@@ -72,11 +72,14 @@ def measurements_page(view: ResultsView, embedded_by: dict[str, list[tuple[str, 
             )
     out += ["</tbody>", "</table>", "</div>", ""]
     problems = [r for r in view.results if r.state != "fresh"]
-    if problems:
+    if problems or view.setup_problems:
         out += ["## What to do", ""]
         for r in sorted(problems, key=lambda x: (x.experiment, x.node)):
-            detail = f": {r.problem}" if r.problem else ""
-            out.append(f"- `{r.experiment}` on {r.node} is {STATE_WORDS[r.state]}{_escape_md(detail)}; {r.remedy}")
+            what = _escape_md(r.problem) if r.problem else STATE_WORDS[r.state]
+            remedy = f"; {r.remedy}" if r.remedy else ""
+            out.append(f"- `{r.experiment}` on {r.node} ({STATE_WORDS[r.state]}): {what}{remedy}")
+        for p in view.setup_problems:
+            out.append(f"- {_escape_md(str(p))}")
         out.append("")
     return "\n".join(out)
 
