@@ -59,11 +59,20 @@ to run.
 
 from __future__ import annotations
 
-from site_plugins.measured.expand import DIRECTIVES, Expansion, expand
+from site_plugins.measured.expand import DIRECTIVES, Expansion, expand, lint_figures
 from site_plugins.measured.load import load_view
 from site_plugins.measured.model import ResultsView
 from site_plugins.measured.page import measurements_page
 
 CSS_ASSET = "measured/measured.css"  # under site_plugins/assets/, served as assets/gloss/measured/measured.css
 
-__all__ = ["CSS_ASSET", "DIRECTIVES", "Expansion", "ResultsView", "expand", "load_view", "measurements_page"]
+__all__ = [
+    "CSS_ASSET",
+    "DIRECTIVES",
+    "Expansion",
+    "ResultsView",
+    "expand",
+    "lint_figures",
+    "load_view",
+    "measurements_page",
+]

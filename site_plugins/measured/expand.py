@@ -315,3 +315,14 @@ def _lint_tables(page: _Page, lines: list[str], prose_lines: set[int]) -> None:
 
 def _marked(raw: str) -> str:
     return f'<mark class="gloss-measured-problem">{render._inline(raw)}</mark>'
+
+
+def lint_figures(text: str, *, path: str, first_line: int) -> list[Problem]:
+    """Hand-typed figures in text that is shown but never expanded (a term's definition, a lesson's
+    summary): the same rule and words as in a body, where no directive can supply the number."""
+    lines = text.split("\n")
+    out = []
+    for seg in prose_segments(lines):
+        for m in lint.FIGURE.finditer(lines[seg.line], seg.start, seg.end):
+            out.append(lint.figure_problem(path, first_line + seg.line, m.group(0)))
+    return out

@@ -328,7 +328,7 @@ def value(
     text = fmt.prose(column, x)
     kernel = rows[0].kernel  # the label, however the reference named the row
     title = f"{experiment}, {kernel}, {fmt.size_label(table.size)}, {result.node}"
-    html = f'<span class="gloss-value" title="{escape(title)}">{_inline(text)}</span>'
+    html = f'<span class="gloss-value" title="{escape(title)}">{_inline(text)}</span>{_suspect_mark(rows)}'
     return Shown(html, (f"{_values_key(result, table)} {kernel} {column}: {text}",))
 
 
@@ -368,8 +368,16 @@ def ratio(
     text = fmt.percent(100 * a / b) if as_percent else fmt.ratio(a / b)
     num, den = rows[0].kernel, rows[1].kernel
     title = f"{experiment}, {num} over {den} ({COLUMNS[column][0]}), {fmt.size_label(table.size)}, {result.node}"
-    html = f'<span class="gloss-value gloss-ratio" title="{escape(title)}">{_inline(text)}</span>'
+    html = f'<span class="gloss-value gloss-ratio" title="{escape(title)}">{_inline(text)}</span>{_suspect_mark(rows)}'
     return Shown(html, (f"{_values_key(result, table)} {num}/{den} {column}: {text}",))
+
+
+def _suspect_mark(rows: Sequence[Row]) -> str:
+    """A value from a suspect row carries the same visible mark as its table row, with the reason."""
+    reasons = [f"{r.kernel}: suspect: {'; '.join(r.suspect)}" for r in rows if r.suspect]
+    if not reasons:
+        return ""
+    return f'<sup class="gloss-suspect-mark" title="{escape(" / ".join(reasons))}">\u26a0</sup>'
 
 
 _MD_SPECIAL = {c: f"&#{ord(c)};" for c in "*_[]`\\<>&|"}

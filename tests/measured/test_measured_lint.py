@@ -117,3 +117,12 @@ def test_preview_marks_the_hand_typed_figure_on_the_page() -> None:
     built = expand(body, path=PATH, first_line=1, view=pv.view(), preview=False)
     assert built.markdown == body
     assert shown.problems == built.problems != []
+
+
+def test_lint_figures_for_text_that_is_never_expanded() -> None:
+    from site_plugins.measured import lint_figures
+
+    assert [
+        str(p) for p in lint_figures("Tiling reaches 3.7 TB/s on an `H200 (4.8 TB/s)`.", path=PATH, first_line=3)
+    ] == [f"{PATH}:3: hand-typed figure '3.7 TB/s'; {remedy('3.7 TB/s')}"]
+    assert lint_figures("Tiling stages a piece of an array in shared memory.", path=PATH, first_line=3) == []

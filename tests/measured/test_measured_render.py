@@ -229,3 +229,15 @@ def test_pages_without_directives_or_figures_come_back_unchanged() -> None:
     body = "Plain prose about tiles, 32 threads and [32][33] padding.\n"
     out = expand(body, path=PATH, first_line=1, view=pv.view(), preview=False)
     assert out.markdown == body and out.problems == [] and out.shown_values == () and out.experiments == ()
+
+
+def test_values_from_suspect_rows_carry_the_suspect_mark() -> None:
+    md, problems, values = run(
+        "At {{ value day13-transpose size=2003x3001 row=copy }} and "
+        "{{ ratio day13-transpose size=2003x3001 num=copy den=naive }}.\n"
+    )
+    assert problems == []
+    mark = '<sup class="gloss-suspect-mark" title="{}">\u26a0</sup>'
+    assert f"{NB}GB/s</span>{mark.format('copy: suspect: working set fits in L2')} and" in md
+    assert mark.format("copy: suspect: working set fits in L2 / naive: suspect: working set fits in L2") in md
+    assert values[0] == f"day13-transpose/2003x3001/h200-1 copy gbps: 2,404{NB}GB/s"  # the number, not the mark
