@@ -736,15 +736,16 @@ def judge(
     return Entry(experiment, node, "fresh", rel, (), result, declared)
 
 
-def load_all(root: Path) -> ResultSet:
-    """Every result file under ``measure/results/`` judged, plus a 'missing' entry for each declared
-    experiment that a registered node has no result for."""
+def load_all(root: Path, results_dir: str = RESULTS_DIR) -> ResultSet:
+    """Every result file under ``measure/results/`` (or ``results_dir``, e.g. a repeat run kept for
+    comparison) judged, plus a 'missing' entry for each declared experiment that a registered node has
+    no result for."""
     declared, spec_problems = load_specs(root)
     nodes, node_problems = load_nodes(root)
     entries: list[Entry] = []
     seen: set[tuple[str, str]] = set()
     loose = peek_ids(root)
-    base = root / RESULTS_DIR
+    base = root / results_dir
     for file in sorted(base.glob("*/*.json")) if base.is_dir() else []:
         node, experiment = file.parent.name, file.stem
         rel = file.relative_to(root).as_posix()
@@ -754,7 +755,7 @@ def load_all(root: Path) -> ResultSet:
     for exp_id, d in sorted(declared.items()):
         for node in nodes:
             if (exp_id, node) not in seen:
-                rel = f"{RESULTS_DIR}/{node}/{exp_id}.json"
+                rel = f"{results_dir}/{node}/{exp_id}.json"
                 entries.append(
                     Entry(
                         exp_id,

@@ -7,7 +7,7 @@ extern "C" {
 // --8<-- [start:scalar]
 // One float per thread per step. Correct and coalesced, yet each thread has only 4 bytes in flight
 // at a time, too little to cover the DRAM latency with the threads a GPU can keep resident.
-__global__ void copy_scalar(float* dst, const float* src, int n)
+__global__ void copy_scalar(float* __restrict__ dst, const float* __restrict__ src, int n)
 {
     long long stride = (long long)gridDim.x * blockDim.x;
     for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
@@ -20,7 +20,7 @@ __global__ void copy_scalar(float* dst, const float* src, int n)
 // thread. A warp's four loads are each 512 contiguous bytes, so every access is fully coalesced.
 // Buffers from cuMemAlloc are 256-byte aligned, so the float4 view is legal; a tail that is not a
 // whole float4 is copied one float at a time.
-__global__ void copy_vector4(float* dst, const float* src, int n)
+__global__ void copy_vector4(float* __restrict__ dst, const float* __restrict__ src, int n)
 {
     const float4* s = reinterpret_cast<const float4*>(src);
     float4* d = reinterpret_cast<float4*>(dst);
@@ -44,3 +44,46 @@ __global__ void copy_vector4(float* dst, const float* src, int n)
 // --8<-- [end:vector]
 
 }  // extern "C"
+
+// --8<-- [start:blocked]
+// No loop: each block copies one contiguous chunk of UNROLL x 256 float4s, each thread UNROLL of
+// them, all loads issued before the first store. The grid covers the buffer once (it is sized from
+// n in the spec), so the blocks sweep the memory in order as the scheduler hands them out.
+// (A template cannot have C linkage, so only the kernels are extern "C".)
+// __ldcs/__stcs mark the data as streaming (evict first): it is touched once, so it should not push
+// anything else out of the L2.
+template <int UNROLL>
+__device__ void copy_chunk(float* __restrict__ dst, const float* __restrict__ src, int n)
+{
+    const float4* s = reinterpret_cast<const float4*>(src);
+    float4* d = reinterpret_cast<float4*>(dst);
+    long long n4 = n / 4;
+    long long base = (long long)blockIdx.x * UNROLL * blockDim.x + threadIdx.x;
+    float4 v[UNROLL];
+    #pragma unroll
+    for (int u = 0; u < UNROLL; ++u) {
+        long long i = base + (long long)u * blockDim.x;
+        if (i < n4)
+            v[u] = __ldcs(s + i);
+    }
+    #pragma unroll
+    for (int u = 0; u < UNROLL; ++u) {
+        long long i = base + (long long)u * blockDim.x;
+        if (i < n4)
+            __stcs(d + i, v[u]);
+    }
+    long long t = n4 * 4 + threadIdx.x;  // the tail of at most three floats, done by block 0
+    if (blockIdx.x == 0 && t < n)
+        dst[t] = src[t];
+}
+
+extern "C" __global__ void copy_blocked4(float* __restrict__ dst, const float* __restrict__ src, int n)
+{
+    copy_chunk<4>(dst, src, n);
+}
+
+extern "C" __global__ void copy_blocked8(float* __restrict__ dst, const float* __restrict__ src, int n)
+{
+    copy_chunk<8>(dst, src, n);
+}
+// --8<-- [end:blocked]

@@ -5,6 +5,12 @@
 // of 32 x 32 tiles with 32 x 8 threads per block, so each thread handles four elements of its tile:
 // four independent loads in flight per thread, which is what keeps the memory system busy.
 // Sizes need not be multiples of 32: edge tiles are partial, and every global access is guarded.
+//
+// Every pointer is __restrict__: it promises the compiler that dst and src never overlap. Without
+// that promise it must assume a store to dst may change a later src element, so it cannot issue the
+// next load before the previous store: one load in flight per thread instead of four.
+// Register arrays such as v[] below are indexed only by unrolled loop counters, so they stay in
+// registers.
 
 #define TILE 32
 #define ROWS_PER_PASS 8  // blockDim.y: the tile is covered in TILE / ROWS_PER_PASS passes
@@ -13,16 +19,25 @@ extern "C" {
 
 // --8<-- [start:copy]
 // The ceiling for the ladder: same tiles, same threads, same guards, but rows in and rows out, so
-// both the loads and the stores of a warp touch 32 consecutive floats (one 128-byte line).
-__global__ void copy_tiles(float* dst, const float* src, int rows, int cols)
+// both the loads and the stores of a warp touch 32 consecutive floats (one 128-byte line). All four
+// loads are issued before the first store, as the tiled kernels do through shared memory.
+__global__ void copy_tiles(float* __restrict__ dst, const float* __restrict__ src,
+                           int rows, int cols)
 {
     int col = blockIdx.x * TILE + threadIdx.x;
     int row0 = blockIdx.y * TILE + threadIdx.y;
+    float v[TILE / ROWS_PER_PASS] = {};
     #pragma unroll
-    for (int pass = 0; pass < TILE; pass += ROWS_PER_PASS) {
-        int row = row0 + pass;
+    for (int p = 0; p < TILE / ROWS_PER_PASS; ++p) {
+        int row = row0 + p * ROWS_PER_PASS;
         if (row < rows && col < cols)
-            dst[(size_t)row * cols + col] = src[(size_t)row * cols + col];
+            v[p] = src[(size_t)row * cols + col];
+    }
+    #pragma unroll
+    for (int p = 0; p < TILE / ROWS_PER_PASS; ++p) {
+        int row = row0 + p * ROWS_PER_PASS;
+        if (row < rows && col < cols)
+            dst[(size_t)row * cols + col] = v[p];
     }
 }
 // --8<-- [end:copy]
@@ -30,15 +45,24 @@ __global__ void copy_tiles(float* dst, const float* src, int rows, int cols)
 // --8<-- [start:naive]
 // Naive transpose: the reads walk along a row (coalesced), but the writes walk down a column of dst,
 // so the 32 stores of a warp land 'rows' floats apart: 32 separate memory transactions instead of one.
-__global__ void transpose_naive(float* dst, const float* src, int rows, int cols)
+// Everything else, including four loads in flight per thread, is the copy above.
+__global__ void transpose_naive(float* __restrict__ dst, const float* __restrict__ src,
+                                int rows, int cols)
 {
     int col = blockIdx.x * TILE + threadIdx.x;
     int row0 = blockIdx.y * TILE + threadIdx.y;
+    float v[TILE / ROWS_PER_PASS] = {};
     #pragma unroll
-    for (int pass = 0; pass < TILE; pass += ROWS_PER_PASS) {
-        int row = row0 + pass;
+    for (int p = 0; p < TILE / ROWS_PER_PASS; ++p) {
+        int row = row0 + p * ROWS_PER_PASS;
         if (row < rows && col < cols)
-            dst[(size_t)col * rows + row] = src[(size_t)row * cols + col];
+            v[p] = src[(size_t)row * cols + col];
+    }
+    #pragma unroll
+    for (int p = 0; p < TILE / ROWS_PER_PASS; ++p) {
+        int row = row0 + p * ROWS_PER_PASS;
+        if (row < rows && col < cols)
+            dst[(size_t)col * rows + row] = v[p];
     }
 }
 // --8<-- [end:naive]
@@ -47,7 +71,8 @@ __global__ void transpose_naive(float* dst, const float* src, int rows, int cols
 // Tiled transpose: stage a 32 x 32 tile in shared memory so that BOTH global sides are row-wise.
 // The transposition happens inside the tile, where a column read is cheap... almost: with 32 floats
 // per row, every element of a tile column sits in the same one of the 32 banks (see tile[32][33]).
-__global__ void transpose_tiled(float* dst, const float* src, int rows, int cols)
+__global__ void transpose_tiled(float* __restrict__ dst, const float* __restrict__ src,
+                                int rows, int cols)
 {
     __shared__ float tile[TILE][TILE];
 
@@ -81,7 +106,8 @@ __global__ void transpose_tiled(float* dst, const float* src, int rows, int cols
 // The same kernel with one float of padding per tile row. Element [r][c] now sits at word
 // r * 33 + c, so walking down a column moves one bank per step and a warp's 32 reads of
 // tile[threadIdx.x][k] hit 32 different banks: one shared-memory transaction instead of 32.
-__global__ void transpose_padded(float* dst, const float* src, int rows, int cols)
+__global__ void transpose_padded(float* __restrict__ dst, const float* __restrict__ src,
+                                 int rows, int cols)
 {
     __shared__ float tile[TILE][TILE + 1];
 

@@ -16,7 +16,8 @@
 extern "C" {
 
 // --8<-- [start:strided]
-__global__ void __launch_bounds__(THREADS) strided_reads(float* dst, const float* src, int stride, int reps)
+__global__ void __launch_bounds__(THREADS) strided_reads(float* __restrict__ dst, const float* __restrict__ src, int stride,
+                                                          int reps)
 {
     __shared__ float words[WORDS];
 

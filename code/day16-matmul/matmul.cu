@@ -12,7 +12,8 @@ extern "C" {
 // One thread per element of C. Each thread reads a whole row of A and a whole column of B from
 // global memory: every A and B element is fetched m or n times (the caches catch some of it), so
 // the kernel does about one fused multiply-add per 8 bytes it asks for.
-__global__ void matmul_naive(float* c, const float* a, const float* b, int m, int n, int k)
+__global__ void matmul_naive(float* __restrict__ c, const float* __restrict__ a,
+                             const float* __restrict__ b, int m, int n, int k)
 {
     int col = blockIdx.x * blockDim.x + threadIdx.x;  // consecutive threads: consecutive columns,
     int row = blockIdx.y * blockDim.y + threadIdx.y;  // so the warp's loads of B coalesce
@@ -31,7 +32,8 @@ __global__ void matmul_naive(float* c, const float* a, const float* b, int m, in
 // m or n times: 32x the reuse, paid for with two barriers per step along k.
 #define TS 32
 
-__global__ void matmul_shared(float* c, const float* a, const float* b, int m, int n, int k)
+__global__ void matmul_shared(float* __restrict__ c, const float* __restrict__ a,
+                              const float* __restrict__ b, int m, int n, int k)
 {
     __shared__ float as[TS][TS];
     __shared__ float bs[TS][TS];
@@ -68,8 +70,8 @@ __global__ void matmul_shared(float* c, const float* a, const float* b, int m, i
 #define TM 8
 #define TN 8
 
-__global__ void __launch_bounds__(256) matmul_register(float* c, const float* a, const float* b, int m, int n,
-                                                       int k)
+__global__ void __launch_bounds__(256) matmul_register(float* __restrict__ c, const float* __restrict__ a,
+                                                       const float* __restrict__ b, int m, int n, int k)
 {
     // A is stored transposed (as[kk][row]) so that a thread's 8 values along m are contiguous:
     // the inner loop then reads them with wide 16-byte shared loads.

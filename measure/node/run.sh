@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # One device call = one command: set up PyCUDA (once per machine), then smoke | full | tests.
 #
-#   GLOSS_COMMIT=<sha> GLOSS_DIRTY=0|1 bash measure/node/run.sh smoke|full|tests
+#   GLOSS_COMMIT=<sha> GLOSS_DIRTY=0|1 bash measure/node/run.sh smoke|full|full2|tests
 #
 # Run from the repository root on the verification node (the lent H200), with the offline PyCUDA
 # wheels and sdist in .node/ (see measure/README.md). Writes everything under $OUT (default ./out):
-# setup.log, run.log, pytest.log and the result files as $OUT/<node>/<experiment>.json.
+# run.log, pytest.log (setup.log only when the set-up fails) and the result files as
+# $OUT/<node>/<experiment>.json; full2 adds repeat.log and repeat.tar (a second run's results).
 # Never touches the GPU's clocks or settings.
 set -uo pipefail
-mode=${1:?usage: run.sh smoke|full|tests}
+mode=${1:?usage: run.sh smoke|full|full2|tests}
 node=${NODE:-h200-1}
 out=${OUT:-$PWD/out}
 site=/tmp/site
@@ -23,7 +24,7 @@ if [ ! -d "$site/pycuda" ]; then
     python3 -m pip install -q --no-index --no-deps --no-compile --target "$site" .node/*.whl &&
     CUDA_ROOT=/usr/local/cuda python3 -m pip install -q --no-index --no-deps --no-build-isolation \
         --target "$site" .node/pycuda-*.tar.gz
-  } >"$out/setup.log" 2>&1 || { echo "PyCUDA setup failed:"; tail -30 "$out/setup.log"; exit 2; }
+  } >/tmp/setup.log 2>&1 || { cp /tmp/setup.log "$out/"; echo "PyCUDA setup failed:"; tail -30 /tmp/setup.log; exit 2; }
 fi
 export PYTHONPATH=$site:$PWD
 echo "setup took $(( $(date +%s) - t0 )) s"
@@ -44,6 +45,13 @@ rc=0
 case $mode in
   smoke) run_suite "--time-limit 0.3 --min-time 0.05" || rc=$?; run_gpu_tests || rc=$? ;;
   full)  run_suite "" || rc=$?; run_gpu_tests || rc=$? ;;
+  full2) # two independent runs of the whole suite (run-to-run agreement); the second comes back as a tar
+         run_suite "" || rc=$?
+         mkdir -p /tmp/repeat
+         python3 -m measure run --node "$node" --out /tmp/repeat/results 2>&1 | tee "$out/repeat.log"
+         [ "${PIPESTATUS[0]}" = 0 ] || rc=1
+         tar -C /tmp/repeat/results -cf "$out/repeat.tar" "$node"
+         run_gpu_tests || rc=$? ;;
   tests) run_gpu_tests || rc=$? ;;
   *) echo "unknown mode $mode"; exit 2 ;;
 esac
