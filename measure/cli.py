@@ -256,7 +256,7 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("--min-samples", type=int, default=10, help="samples at least (default 10)")
     r.add_argument("--min-time", type=float, default=0.5, help="GPU seconds per row at least (default 0.5)")
     r.add_argument("--max-noise", type=float, default=0.5, help="stop at this relative stdev, %% (default 0.5)")
-    r.add_argument("--time-limit", type=float, default=5.0, help="seconds per row before it is noisy (default 5)")
+    r.add_argument("--time-limit", type=float, default=3.0, help="seconds per row before it is noisy (default 3)")
     r.add_argument("--warmup", type=int, default=5, help="untimed launches before sampling (default 5)")
     r.set_defaults(func=cmd_run)
     v = sub.add_parser("verify", help="check every result: format, recomputation, hashes, node, checks")

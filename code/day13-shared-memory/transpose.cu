@@ -133,4 +133,49 @@ __global__ void transpose_padded(float* __restrict__ dst, const float* __restric
 }
 // --8<-- [end:padded]
 
+// --8<-- [start:panels]
+// tile[32][33] again, with one change: the ORDER in which tiles are handed to blocks. Blocks start
+// roughly in blockIdx order, and an H200 keeps about a thousand of these blocks in flight. In
+// row-major order those are a few rows of tiles: their reads cover one contiguous band of src, but
+// their writes land in short 512-byte pieces spread over all of dst, a poor pattern for DRAM pages.
+// Walking the tiles in panels 32 tiles wide makes the blocks in flight a roughly square patch, so
+// both the reads and the writes come in 4 KiB runs.
+#define PANEL 32
+
+__global__ void transpose_padded_panels(float* __restrict__ dst, const float* __restrict__ src,
+                                        int rows, int cols)
+{
+    __shared__ float tile[TILE][TILE + 1];
+
+    // Renumber the blocks: consecutive ids fill a panel of up to PANEL tile columns, top to bottom.
+    int id = blockIdx.y * gridDim.x + blockIdx.x;
+    int panel_tiles = PANEL * gridDim.y;
+    int first_x = id / panel_tiles * PANEL;
+    int width = min((int)gridDim.x - first_x, PANEL);  // the last panel may be narrower
+    int local = id % panel_tiles;
+    int bx = first_x + local % width;
+    int by = local / width;
+
+    int col = bx * TILE + threadIdx.x;
+    int row0 = by * TILE + threadIdx.y;
+    #pragma unroll
+    for (int pass = 0; pass < TILE; pass += ROWS_PER_PASS) {
+        int row = row0 + pass;
+        if (row < rows && col < cols)
+            tile[threadIdx.y + pass][threadIdx.x] = src[(size_t)row * cols + col];
+    }
+
+    __syncthreads();
+
+    int out_col = by * TILE + threadIdx.x;
+    int out_row0 = bx * TILE + threadIdx.y;
+    #pragma unroll
+    for (int pass = 0; pass < TILE; pass += ROWS_PER_PASS) {
+        int out_row = out_row0 + pass;
+        if (out_row < cols && out_col < rows)
+            dst[(size_t)out_row * rows + out_col] = tile[threadIdx.x][threadIdx.y + pass];
+    }
+}
+// --8<-- [end:panels]
+
 }  // extern "C"
