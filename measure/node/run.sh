@@ -45,13 +45,14 @@ rc=0
 case $mode in
   smoke) run_suite "--time-limit 0.3 --min-time 0.05" || rc=$?; run_gpu_tests || rc=$? ;;
   full)  run_suite "" || rc=$?; run_gpu_tests || rc=$? ;;
-  full2) # two independent runs of the whole suite (run-to-run agreement); the second comes back as a tar
+  full2) # GPU tests first (they check every day-13 kernel at the ragged size), then two independent
+         # runs of the whole suite (run-to-run agreement); the second comes back as a tar
+         run_gpu_tests || rc=$?
          run_suite "" || rc=$?
          mkdir -p /tmp/repeat
          python3 -m measure run --node "$node" --out /tmp/repeat/results 2>&1 | tee "$out/repeat.log"
          [ "${PIPESTATUS[0]}" = 0 ] || rc=1
-         tar -C /tmp/repeat/results -cf "$out/repeat.tar" "$node"
-         run_gpu_tests || rc=$? ;;
+         tar -C /tmp/repeat/results -cf "$out/repeat.tar" "$node" ;;
   tests) run_gpu_tests || rc=$? ;;
   *) echo "unknown mode $mode"; exit 2 ;;
 esac
