@@ -20,7 +20,7 @@ ROW_H = 26
 BAR_H = 16
 TOP = 24  # room for the ceiling label
 VALUE_W = 110  # room right of the longest bar for its value label
-CHAR_W = 7.2  # average advance of the 13px label font, to size the label column
+CHAR_W = 8.0  # generous average advance of the 13px label font (Roboto or a system sans), to size the label column
 ID = "\x00id\x00"  # replaced by a page-unique id when the chart is placed on a page
 
 
@@ -38,7 +38,7 @@ def _x(v: float) -> str:
 
 def render(bars: Sequence[Bar], *, unit: str, title: str, desc: str, ceiling: float | None, ceiling_text: str) -> str:
     """The ``<svg>`` element, on one line. ``ID`` stands for the page-unique id prefix."""
-    label_w = min(220.0, max(60.0, CHAR_W * max((len(b.label) for b in bars), default=4) + 12))
+    label_w = min(220.0, max(60.0, CHAR_W * max((len(b.label) for b in bars), default=4) + 16))
     x0 = label_w
     span = WIDTH - VALUE_W - x0
     values = [b.value for b in bars if b.value is not None and b.value > 0]
