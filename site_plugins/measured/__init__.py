@@ -24,9 +24,15 @@ of the same rows against the copy ceiling. Options:
 - ``size=`` the problem size as the result labels it (``2003x3001``); needed when there are several.
 - ``node=`` the verification node; needed only when the experiment has results on several nodes.
 - ``rows=`` kernels to show, in this order, by label (``tile[32][33]``) or spec id; default all.
-- ``cols=`` columns: ``time`` (median, ms), ``iqr`` (ms), ``gbps``, ``gflops``, ``pct_copy``
-  (% of the copy ceiling), ``pct_peak`` (% of theoretical DRAM peak); default
-  ``time``, the experiment's metric (``gbps`` or ``gflops``), ``pct_copy``.
+- ``cols=`` columns: ``time`` (median, ms), ``iqr`` (ms), ``gbps`` (DRAM, from declared bytes),
+  ``shared_gbps`` (shared memory, where the spec declares shared bytes), ``gflops``, ``pct_copy``
+  (% of the copy ceiling), ``pct_peak`` (% of theoretical DRAM peak); default ``time``, the
+  experiment's metric (``gflops`` if it declares FLOPs, else ``shared_gbps`` if it declares shared
+  bytes, else ``gbps``), and ``pct_copy`` for a ``gbps`` experiment.
+
+Sizes and kernels are named as the result labels them; quote labels with spaces or commas
+(``size="16384 blocks x 256 loads"``, ``rows="copy, float4 x4 grid-stride"``) or use the kernel's
+spec id (``rows=padded``). The copy-ceiling rows measured in the same run can be named too.
 
 A value in prose, formatted exactly as in the table, with its unit::
 

@@ -9,6 +9,7 @@ figure never wraps across lines.
 from __future__ import annotations
 
 import math
+import re
 from typing import Literal
 
 NBSP = "\u00a0"
@@ -17,13 +18,14 @@ TIMES = "\u00d7"
 
 SIGNIFICANT = 3
 
-Column = Literal["time", "iqr", "gbps", "gflops", "pct_copy", "pct_peak"]
+Column = Literal["time", "iqr", "gbps", "shared_gbps", "gflops", "pct_copy", "pct_peak"]
 
 # column -> (table header, unit appended in prose; "" means none)
 COLUMNS: dict[Column, tuple[str, str]] = {
     "time": ("Time (ms)", "ms"),
     "iqr": ("IQR (ms)", "ms"),
     "gbps": ("GB/s", "GB/s"),
+    "shared_gbps": ("Shared-memory GB/s", "GB/s"),
     "gflops": ("GFLOP/s", "GFLOP/s"),
     "pct_copy": ("% of copy", "%"),
     "pct_peak": ("% of peak", "%"),
@@ -74,6 +76,10 @@ def percent(x: float | None) -> str:
     return quantity(x, "%")
 
 
+_DIMS = re.compile(r"^\d+(?:x\d+)+$")
+
+
 def size_label(size: str) -> str:
-    """``"8192x8192"`` -> ``"8192 × 8192"`` (sizes are written with an ``x`` in embeds)."""
-    return f"{NBSP}{TIMES}{NBSP}".join(size.split("x"))
+    """``"8192x8192"`` -> ``"8192 × 8192"`` (sizes are written with an ``x`` in embeds); other labels
+    ("256 MiB", "16384 blocks x 256 loads") as they are."""
+    return f"{NBSP}{TIMES}{NBSP}".join(size.split("x")) if _DIMS.match(size) else size

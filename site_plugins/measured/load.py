@@ -82,6 +82,7 @@ def _row(v: rs.RowView, raw: rs.Row | None, p: rs.Provenance) -> Row:
         gbps=_finite(v.gbps),
         gflops=_finite(v.gflops),
         pct_copy=_finite(v.pct_of_copy_ceiling),
+        shared_gbps=_finite(v.shared_gbps),
         pct_peak=_finite(v.pct_of_peak),
         suspect=_reasons(v, raw, p),
         noisy=v.noisy,
@@ -140,7 +141,14 @@ def _result(root: Path, entry: rs.Entry) -> Result:
     state: State = entry.state
     problem, remedy = _words(state, entry.problems)
     prov = provenance(entry.result.provenance) if entry.result is not None else None
-    metric: Metric = "gflops" if any(v.gflops is not None for v in entry.rows()) else "gbps"
+    rows = entry.rows()
+    metric: Metric = (
+        "gflops"
+        if any(v.gflops is not None for v in rows)
+        else "shared_gbps"
+        if any(v.shared_gbps is not None for v in rows)
+        else "gbps"
+    )
     source = (
         entry.declared.source_path
         if entry.declared is not None

@@ -14,7 +14,7 @@ from site_plugins.messages import Problem
 
 # fresh: may be shown. Every other state fails the strict build where a page embeds the result.
 State = Literal["fresh", "stale", "failed", "tampered", "unregistered", "missing", "invalid", "orphaned"]
-Metric = Literal["gbps", "gflops"]
+Metric = Literal["gbps", "shared_gbps", "gflops"]
 
 
 @dataclass(frozen=True)
@@ -32,6 +32,7 @@ class Row:
     failed: str | None = None  # why the correctness check failed (the row was never timed)
     noisy: bool = False  # stopped at the time limit before the stdev target
     id: str = ""  # the kernel's short id in the spec, e.g. tile32-padded (embeds may use either)
+    shared_gbps: float | None = None  # shared-memory GB/s, where the spec declares shared bytes
 
 
 @dataclass(frozen=True)

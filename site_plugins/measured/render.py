@@ -177,6 +177,7 @@ def figure(row: Row, column: Column) -> float | None:
         "time": row.time_ms,
         "iqr": row.iqr_ms,
         "gbps": row.gbps,
+        "shared_gbps": row.shared_gbps,
         "gflops": row.gflops,
         "pct_copy": row.pct_copy,
         "pct_peak": row.pct_peak,
@@ -189,7 +190,8 @@ def _values_key(result: Result, table: Table) -> str:
 
 def default_columns(result: Result, rows: Sequence[Row]) -> list[Column]:
     cols: list[Column] = ["time", result.metric]
-    if any(r.pct_copy is not None for r in rows):
+    # % of the copy ceiling compares DRAM traffic; it says nothing about a GFLOP/s or shared-memory ladder.
+    if result.metric == "gbps" and any(r.pct_copy is not None for r in rows):
         cols.append("pct_copy")
     return cols
 
@@ -367,7 +369,7 @@ def ratio(
         )
     text = fmt.percent(100 * a / b) if as_percent else fmt.ratio(a / b)
     num, den = rows[0].kernel, rows[1].kernel
-    title = f"{experiment}, {num} over {den} ({COLUMNS[column][0]}), {fmt.size_label(table.size)}, {result.node}"
+    title = f"{experiment}, {num} over {den} in {COLUMNS[column][0]}, {fmt.size_label(table.size)}, {result.node}"
     html = f'<span class="gloss-value gloss-ratio" title="{escape(title)}">{_inline(text)}</span>{_suspect_mark(rows)}'
     return Shown(html, (f"{_values_key(result, table)} {num}/{den} {column}: {text}",))
 

@@ -82,3 +82,13 @@ def view(*results: Result, experiments: tuple[str, ...] | None = None) -> Result
     )
     declared = experiments if experiments is not None else tuple(sorted({r.experiment for r in results}))
     return ResultsView(root=Path("."), results=results, nodes=("h200-1",), experiments=declared)
+
+
+BANKS = Table(
+    size="16384 blocks x 256 loads",
+    rows=(
+        Row("stride 1 (conflict-free)", 1.0, 0.001, 85.9, None, 2.2, 1.8, id="stride-1", shared_gbps=17180.0),
+        Row("stride 32 (32-way)", 30.0, 0.03, 2.9, None, 0.07, 0.06, id="stride-32", shared_gbps=572.7),
+    ),
+    ceiling_gbps=3976.8,
+)

@@ -39,7 +39,7 @@ CASES = [
     (
         "{{ value day13-transpose col=gbs row=copy }}",
         "unknown column 'gbs' in '{{ value }}'; did you mean 'gbps'? "
-        "columns: time, iqr, gbps, gflops, pct_copy, pct_peak",
+        "columns: time, iqr, gbps, shared_gbps, gflops, pct_copy, pct_peak",
     ),
     ("{{ value day13-transpose }}", f"'{{{{ value }}}}' needs row=; write it as {EXAMPLE_VALUE}"),
     (

@@ -56,3 +56,9 @@ def test_ratio_and_percent_and_size() -> None:
     assert fmt.ratio(None) == "\u2014"
     assert fmt.percent(52.08) == f"52.1{NB}%"
     assert fmt.size_label("8192x8192") == f"8192{NB}\u00d7{NB}8192"
+
+
+def test_size_labels_other_than_dims_stay_as_written() -> None:
+    assert fmt.size_label("2003x3001x1999") == f"2003{NB}\u00d7{NB}3001{NB}\u00d7{NB}1999"
+    assert fmt.size_label("16384 blocks x 256 loads") == "16384 blocks x 256 loads"
+    assert fmt.size_label("256 MiB") == "256 MiB"

@@ -241,3 +241,25 @@ def test_values_from_suspect_rows_carry_the_suspect_mark() -> None:
     assert f"{NB}GB/s</span>{mark.format('copy: suspect: working set fits in L2')} and" in md
     assert mark.format("copy: suspect: working set fits in L2 / naive: suspect: working set fits in L2") in md
     assert values[0] == f"day13-transpose/2003x3001/h200-1 copy gbps: 2,404{NB}GB/s"  # the number, not the mark
+
+
+def test_shared_memory_experiment_defaults_to_shared_bandwidth_without_copy_or_ceiling() -> None:
+    banks = Result(
+        "day15-bank-conflicts", "h200-1", "fresh", metric="shared_gbps", provenance=pv.PROV, tables=(pv.BANKS,)
+    )
+    view = pv.view(banks)
+    md, problems, values = run(
+        "{{ measured day15-bank-conflicts }}\nThe 32-way stride takes "
+        "{{ ratio day15-bank-conflicts num=stride-32 den=stride-1 col=time }} as long.\n",
+        view=view,
+    )
+    assert problems == []
+    assert ('<th class="gloss-num">Time (ms)</th><th class="gloss-num">Shared-memory GB/s</th></tr>') in md
+    assert "<caption>day15-bank-conflicts at 16384 blocks x 256 loads</caption>" in md
+    assert "gloss-chart-ceiling" not in md and "% of copy" not in md
+    assert 'title="day15-bank-conflicts, stride 32 (32-way) over stride 1 (conflict-free) in Time (ms), ' in md
+    assert values[-1] == (
+        "day15-bank-conflicts/16384 blocks x 256 loads/h200-1 "
+        "stride 32 (32-way)/stride 1 (conflict-free) time: 30.0\u00d7"
+    )
+    assert f"stride 1 (conflict-free) shared_gbps: 17,180{NB}GB/s" in values[2]
