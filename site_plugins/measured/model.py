@@ -33,6 +33,7 @@ class Row:
     noisy: bool = False  # stopped at the time limit before the stdev target
     id: str = ""  # the kernel's short id in the spec, e.g. tile32-padded (embeds may use either)
     shared_gbps: float | None = None  # shared-memory GB/s, where the spec declares shared bytes
+    note: str = ""  # shown in the table's Note column, e.g. where a ceiling row was measured
 
 
 @dataclass(frozen=True)

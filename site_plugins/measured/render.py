@@ -245,7 +245,7 @@ def _embed(
     sentence = provenance_sentence(result.provenance)
     vkey = _values_key(result, table)
     values: list[str] = [f"{vkey} provenance: {sentence}"]
-    notes = any(r.suspect or r.noisy for r in rows)
+    notes = any(r.suspect or r.noisy or r.note for r in rows)
     head = "".join(f'<th class="gloss-num">{escape(COLUMNS[c][0])}</th>' for c in cols)
     out = [
         f'<div class="gloss-measured" data-experiment="{escape(experiment)}" '
@@ -262,6 +262,7 @@ def _embed(
             if x is not None:
                 values.append(f"{vkey} {r.kernel} {c}: {fmt.prose(c, x)}")
         reasons = [f"suspect: {s}" for s in r.suspect] + (["noisy: stopped at the time limit"] if r.noisy else [])
+        reasons += [r.note] if r.note else []
         note = f'<td class="gloss-note">{escape("; ".join(reasons))}</td>' if notes else ""
         mark = ' <span class="gloss-suspect-mark" title="suspect">\u26a0</span>' if r.suspect else ""
         cls = ' class="gloss-suspect"' if r.suspect else ""

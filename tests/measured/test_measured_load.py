@@ -1,0 +1,52 @@
+"""load_view: what the pages get from measure.results for real result files (written through its writer)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import measuredkit as kit
+
+from site_plugins.measured import expand, load_view
+
+NB = "\u00a0"
+
+
+def test_fresh_result_becomes_tables_with_ceilings_and_reasons(tmp_path: Path) -> None:
+    view = load_view(kit.make_project(tmp_path))
+    assert view.nodes == ("h200-1",) and view.experiments == ("day13-transpose",)
+    (result,) = view.results
+    assert (result.state, result.metric, result.source) == ("fresh", "gbps", "code/day13/transpose.cu")
+    assert result.provenance is not None and result.provenance.nvcc == "V13.0.88"
+    assert [t.size for t in result.tables] == ["2003x3001", "8192x8192"]
+    small, big = result.tables
+    assert [(r.kernel, r.id) for r in big.rows] == [
+        ("copy", "copy"),
+        ("naive", "naive"),
+        ("tile[32][32]", "tile32"),
+        ("tile[32][33]", "tile32-padded"),
+    ]
+    assert small.rows[0].suspect == (f"working set (45.9{NB}MiB) fits in the 60.0{NB}MiB L2",)
+    assert big.rows[0].suspect == ()
+    (ceiling,) = big.ceilings
+    assert (ceiling.kernel, ceiling.note) == ("cudaMemcpy D2D", "copy ceiling, measured at 16384x16384 in the same run")
+    assert big.ceiling_gbps == ceiling.gbps
+    md = expand(
+        "{{ measured day13-transpose size=8192x8192 rows=memcpy,copy }}\n",
+        path="p.md",
+        first_line=1,
+        view=view,
+        preview=False,
+    ).markdown
+    assert (
+        '<td><code>cudaMemcpy D2D</code></td><td class="gloss-num">0.540</td><td class="gloss-num">3,977</td>'
+        '<td class="gloss-num">100</td><td class="gloss-note">copy ceiling, measured at 16384x16384 in the same '
+        "run</td></tr>"
+    ) in md
+
+
+def test_failed_rows_are_kept_with_their_reason(tmp_path: Path) -> None:
+    view = load_view(kit.make_project(tmp_path, failed={"naive": "12 elements still hold the poison"}))
+    (result,) = view.results
+    assert result.state == "failed"
+    naive = result.tables[1].row("naive")
+    assert naive is not None and naive.failed == "12 elements still hold the poison" and naive.time_ms is None
