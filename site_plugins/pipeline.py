@@ -43,6 +43,7 @@ class Build:
     problems: list[Problem] = field(default_factory=list)
     states: dict[str, publish.EntryState] = field(default_factory=dict)
     content: Content = field(default_factory=Content)
+    view: measured.ResultsView | None = None
 
 
 def entry_excerpts(root: Path, entry: Entry) -> tuple[list[Excerpt], list[Problem]]:
@@ -98,6 +99,7 @@ def prepare(root: Path, docs_dir: str = "content", *, preview: bool = False,
     content, problems = load_content(root, docs_dir)
     build = Build(problems=list(problems), content=content)
     view = measured.load_view(root)
+    build.view = view
     checked = checked or (lambda url: None)
     signables = [signable(root, e, view) for e in content.entries()]
     states, state_problems = publish.decide(root, signables, preview=preview,
@@ -108,12 +110,19 @@ def prepare(root: Path, docs_dir: str = "content", *, preview: bool = False,
     def visible(e: Entry) -> bool:
         return preview or states[e.path].published
 
+    # The lede (definition or summary) is shown but never expanded: no hand-typed figures there either.
+    for e in content.entries():
+        key = "definition" if isinstance(e.meta, TermMeta) else "summary"
+        build.problems += measured.lint_figures(e.lede, path=e.path, first_line=line_of(e.meta, key))
+
     # Render the last signed version where sign-off says so; otherwise the working copy.
     shown: dict[str, Entry] = {}
     for e in content.entries():
         st = states[e.path]
         if not visible(e):
             build.hidden[e.src_uri] = e.title
+            # A draft is not rendered, but its broken embeds are still problems: CI keeps drafts honest.
+            build.problems += expand_body(e, view, preview=False).problems
             continue
         if st.text is not None and st.text != e.text and not preview:
             old, _ = parse_entry(e.kind, e.path, e.src_uri, st.text)

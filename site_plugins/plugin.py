@@ -21,7 +21,7 @@ from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
 
-from site_plugins import pipeline, render
+from site_plugins import measured, pipeline, render
 from site_plugins.content import source_urls
 from site_plugins.links import evidence
 
@@ -100,8 +100,14 @@ class GlossPlugin(BasePlugin[GlossConfig]):
             raise PluginError("gloss: on_page_markdown before on_files")
         uri = page.file.src_uri
         markdown = build.pages.get(uri, markdown)
-        if uri not in build.pages:  # hand-written pages such as the home page
-            markdown, hits = render.unlink_hidden(markdown, uri, build.hidden)
+        if uri not in build.pages and build.view is not None:  # hand-written pages such as the home page
+            # Same rules as entries: measurement directives work, hand-typed figures are flagged.
+            first_line = _body_line(page.file.abs_src_path, markdown)
+            expansion = measured.expand(markdown, path=f"{self.docs_dir}/{uri}", first_line=first_line,
+                                        view=build.view, preview=self.preview)
+            for problem in expansion.problems:
+                log.warning(str(problem))
+            markdown, hits = render.unlink_hidden(expansion.markdown, uri, build.hidden)
             for target in hits:
                 log.warning(f"{self.docs_dir}/{uri}:0: links to draft '{self.docs_dir}/{target}', which is not "
                             "published; the link is shown as plain text until that entry is signed off")
@@ -114,6 +120,15 @@ class GlossPlugin(BasePlugin[GlossConfig]):
                 server.watch(str(path))
         return server
 
+
+
+def _body_line(abs_src_path: str | None, markdown: str) -> int:
+    """File line of the first line of ``markdown`` (MkDocs drops the front matter and leading blank lines)."""
+    if not abs_src_path:
+        return 1
+    text = Path(abs_src_path).read_text(encoding="utf-8")
+    at = text.find(markdown[:200]) if markdown else -1
+    return text[:at].count("\n") + 1 if at >= 0 else 1
 
 
 def _checked_on(ev: evidence.Evidence) -> Callable[[str], str | None]:

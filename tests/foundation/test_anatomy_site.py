@@ -163,3 +163,17 @@ def test_published_build_of_unsigned_content_has_only_index_pages(tmp_path: Path
             in html(site, "terms/index.html"))
     assert ('<p class="gloss-pending">1 lesson awaits sign-off and is not shown here yet.</p>'
             in html(site, "lessons/index.html"))
+
+
+def test_hand_typed_figures_in_ledes_and_hand_written_pages_fail(tmp_path: Path, expect_warnings: object) -> None:
+    term = TERM_A.replace("in shared memory.", "in shared memory at 3 TB/s.")
+    files = project() | {"content/terms/tiling.md": term,
+                         "content/index.md": "---\ntitle: Home\n---\n\n# Home\n\nA copy runs in 2 ms here.\n"}
+    root = make_site(tmp_path, files, plugin_options=PREVIEW)
+    for where, figure in (("content/terms/tiling.md:3", "3 TB/s"), ("content/index.md:7", "2 ms")):
+        expect_warnings.add(  # type: ignore[attr-defined]
+            f"{where}: hand-typed figure '{figure}'; take it from a result with {{{{ value EXPERIMENT row=KERNEL "
+            f"col=COLUMN }}}} (or {{{{ ratio ... }}}}), or quote a cited source with {{{{ cited \"{figure}\" "
+            'source="SOURCE TITLE" }}')
+    with pytest.raises(Abort):
+        build_site(root)
