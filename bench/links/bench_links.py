@@ -26,6 +26,7 @@ import asyncio
 import json
 import random
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -117,6 +118,7 @@ def main(argv: list[str] | None = None) -> int:
                    help="linkchecker --threads, one timed run each; the ratio uses the fastest (default 10)")
     p.add_argument("--latency", type=float, nargs=2, default=(20.0, 50.0), metavar=("LOW_MS", "HIGH_MS"))
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--repeat", type=int, default=1, help="timed runs per tool; medians are compared (default 1)")
     p.add_argument("--json", type=Path, help="also write the figures here")
     args = p.parse_args(argv)
 
@@ -143,30 +145,37 @@ def main(argv: list[str] | None = None) -> int:
             # LinkChecker header may be given a higher rate, so give it one that makes the wait negligible.
             rc = work / "linkcheckerrc"
             rc.write_text("[checking]\nmaxrequestspersecond=100000\n", encoding="utf-8")
-            lc_runs: list[tuple[int, float, int]] = []
-            for threads in args.lc_threads:
-                before = server.total()
-                lc_s, lc = timed([linkchecker, "--config", str(rc), "--stdin", "--threads", str(threads),
-                                  "--no-status", "--no-warnings", "-o", "none", "--timeout", "30"],
-                                 stdin="\n".join(urls) + "\n")
-                if lc.returncode != 0:
-                    print(f"linkchecker failed ({lc.returncode}):\n{lc.stderr[-2000:]}", file=sys.stderr)
-                    return 2
-                lc_runs.append((threads, lc_s, server.total() - before))
-
+            lc_cmd = [linkchecker, "--config", str(rc), "--stdin", "--no-status", "--no-warnings", "-o", "none",
+                      "--timeout", "30"]
             gloss = [sys.executable, "-m", "site_plugins.cli", "links", "check", "--root", str(work),
                      "--urls-from", str(url_file), "--evidence", str(evidence), "--no-progress",
                      "--format", "json", "--concurrency", str(n), "--per-host", str(n), "--min-interval", "0"]
-            before = server.total()
-            g1_s, g1 = timed(gloss)
-            g1_requests = server.total() - before
-            report = json.loads(g1.stdout)
-            ok = report["summary"]["URLs ok"]
-            if g1.returncode != 0 or ok != args.urls:
-                print(f"gloss failed ({g1.returncode}, {ok} ok):\n{g1.stdout[-2000:]}{g1.stderr[-2000:]}",
-                      file=sys.stderr)
-                return 2
+            lc_times: dict[int, list[float]] = {t: [] for t in args.lc_threads}
+            lc_requests: dict[int, int] = {}
+            g_times: list[float] = []
+            g_requests = 0
+            # Rounds interleave the tools, so that a busy moment on the machine hits both alike.
+            for _ in range(args.repeat):
+                for threads in args.lc_threads:
+                    before = server.total()
+                    lc_s, lc = timed([*lc_cmd, "--threads", str(threads)], stdin="\n".join(urls) + "\n")
+                    if lc.returncode != 0:
+                        print(f"linkchecker failed ({lc.returncode}):\n{lc.stderr[-2000:]}", file=sys.stderr)
+                        return 2
+                    lc_times[threads].append(lc_s)
+                    lc_requests[threads] = server.total() - before
+                evidence.unlink(missing_ok=True)  # every timed gloss run starts with no evidence
+                before = server.total()
+                g_s, g1 = timed(gloss)
+                g_requests = server.total() - before
+                ok = json.loads(g1.stdout)["summary"]["URLs ok"] if g1.stdout.startswith("{") else 0
+                if g1.returncode != 0 or ok != args.urls:
+                    print(f"gloss failed ({g1.returncode}, {ok} ok):\n{g1.stdout[-2000:]}{g1.stderr[-2000:]}",
+                          file=sys.stderr)
+                    return 2
+                g_times.append(g_s)
 
+            # Now every URL has fresh evidence: the next run must not send a single request.
             before = server.total()
             g2_s, g2 = timed(gloss)
             g2_requests = server.total() - before
@@ -174,18 +183,26 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         server.close()
 
-    best_threads, best_s, _ = min(lc_runs, key=lambda r: r[1])
+    lc_median = {t: statistics.median(xs) for t, xs in lc_times.items()}
+    best_threads = min(lc_median, key=lambda t: lc_median[t])
+    best_s = lc_median[best_threads]
+    g1_s = statistics.median(g_times)
     ratio = best_s / g1_s
-    figures.update({"linkchecker_runs": [{"threads": t, "seconds": round(x, 2), "requests": r}
-                                         for t, x, r in lc_runs],
-                    "linkchecker_best_s": round(best_s, 2), "gloss_s": round(g1_s, 2),
-                    "gloss_requests": g1_requests, "ratio": round(ratio, 2), "second_run_s": round(g2_s, 2),
+    figures.update({"repeat": args.repeat,
+                    "linkchecker_runs": [{"threads": t, "seconds": [round(x, 2) for x in lc_times[t]],
+                                          "median_s": round(lc_median[t], 2), "requests": lc_requests[t]}
+                                         for t in args.lc_threads],
+                    "linkchecker_best_median_s": round(best_s, 2),
+                    "gloss_seconds": [round(x, 2) for x in g_times], "gloss_median_s": round(g1_s, 2),
+                    "gloss_requests": g_requests, "ratio": round(ratio, 2), "second_run_s": round(g2_s, 2),
                     "second_run_requests": g2_requests, "second_run_skipped": fresh})
-    print(f"{args.urls} URLs on 127.0.0.1, {args.latency[0]:g}-{args.latency[1]:g} ms added latency per request")
-    for threads, seconds, requests in lc_runs:
-        print(f"  {version} --threads {threads:<3} {seconds:7.2f} s  {requests:5d} requests")
-    print(f"  gloss links check --concurrency {n:<3}{' ' * 20}{g1_s:7.2f} s  {g1_requests:5d} requests")
-    print(f"  ratio: gloss is {ratio:.1f}x faster than linkchecker's best run above (--threads {best_threads})")
+    runs = "one run each" if args.repeat == 1 else f"median of {args.repeat} interleaved runs each"
+    print(f"{args.urls} URLs on 127.0.0.1, {args.latency[0]:g}-{args.latency[1]:g} ms added latency per request, "
+          f"{runs}")
+    for threads in args.lc_threads:
+        print(f"  {version} --threads {threads:<3} {lc_median[threads]:7.2f} s  {lc_requests[threads]:5d} requests")
+    print(f"  gloss links check --concurrency {n:<3}{' ' * 20}{g1_s:7.2f} s  {g_requests:5d} requests")
+    print(f"  ratio: gloss is {ratio:.1f}x faster than linkchecker's best setting above (--threads {best_threads})")
     print(f"  second gloss run (fresh evidence): {g2_s:.2f} s, {g2_requests} requests sent, {fresh} URLs skipped")
     if args.json:
         args.json.write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")

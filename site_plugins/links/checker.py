@@ -214,7 +214,9 @@ class Checker:
                         on_result(r)
 
             await asyncio.gather(*(one(p, c, 1, False) for p, c in pages.items()))
-            again = {p: c for p, c in pages.items() if any(results[u].verdict == "transient" for u in c)}
+            # The second pass re-checks only what is still transient, so a good first answer for the same
+            # page without a fragment is never replaced by a worse second one.
+            again = {p: t for p, c in pages.items() if (t := [u for u in c if results[u].verdict == "transient"])}
             if again:
                 await asyncio.sleep(self.settings.second_pass_delay)
                 await asyncio.gather(*(one(p, c, 2, True) for p, c in again.items()))
@@ -360,7 +362,9 @@ class Checker:
     @staticmethod
     async def _release(response: httpx.Response) -> None:
         """Close the response; read a small unread body first so its connection goes back to the pool."""
-        if not response.is_stream_consumed:
+        task = asyncio.current_task()
+        cancelled = task is not None and task.cancelling() > 0  # the deadline struck: close at once
+        if not response.is_stream_consumed and not cancelled:
             length = response.headers.get("content-length", "")
             if length.isdigit() and int(length) <= DRAIN_LIMIT:
                 with contextlib.suppress(httpx.HTTPError, OSError, TimeoutError):

@@ -50,8 +50,11 @@ class _Httpd(ThreadingHTTPServer):
         self.arrivals: dict[str, list[float]] = {}  # /track/KEY: monotonic arrival times
         self.lock = threading.Lock()
         self.stopping = threading.Event()
+        self.connections = 0  # TCP connections accepted
 
     def finish_request(self, request: Any, client_address: Any) -> None:
+        with self.lock:
+            self.connections += 1
         request.settimeout(10)
         if self.tls is not None:
             try:

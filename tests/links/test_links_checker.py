@@ -297,3 +297,26 @@ def test_user_agent_names_the_project(http: Server) -> None:
     one(http.url("/ok?ua"))
     assert http.httpd.agents and http.httpd.agents[0].startswith("cuda-gloss-links/")
     assert "cuda-gloss CUDA performance glossary" in http.httpd.agents[0]
+
+
+def test_second_pass_rechecks_only_what_was_transient(http: Server) -> None:
+    s = replace(FAST, deadline=1.0)
+    plain, anchored = http.url("/drip?every=0.2"), http.url("/drip?every=0.2#intro")
+    results, elapsed = check([plain, anchored], s)
+    assert (results[plain].verdict, results[plain].passes) == ("ok", 1)
+    assert (results[anchored].verdict, results[anchored].passes) == ("transient", 2)
+    within_two_passes(elapsed, s)
+
+
+def test_progress_callback_reports_each_url_once_with_its_final_verdict(http: Server) -> None:
+    seen: list[tuple[str, str]] = []
+    urls = [http.url("/ok?cb"), http.url("/flaky/cb?n=2"), http.url("/status/404?cb")]
+    asyncio.run(Checker(FAST).check(urls, lambda r: seen.append((r.url, r.verdict))))
+    assert sorted(seen) == sorted([(urls[0], "ok"), (urls[1], "ok"), (urls[2], "broken")])
+
+
+def test_connections_are_reused_for_small_bodies(http: Server) -> None:
+    s = replace(FAST, concurrency=1, per_host=1)
+    before = http.httpd.connections
+    check([http.url(f"/ok?reuse={i}") for i in range(10)], s)
+    assert http.httpd.connections - before == 1  # keep-alive: one connection for all ten
