@@ -87,3 +87,29 @@ extern "C" __global__ void copy_blocked8(float* __restrict__ dst, const float* _
     copy_chunk<8>(dst, src, n);
 }
 // --8<-- [end:blocked]
+
+// --8<-- [start:tiles]
+// Day 13's copy, unchanged: the buffer seen as a matrix `cols` floats wide, copied in 32 x 32 tiles by
+// 32 x 8 threads, four scalar loads in flight per thread. Its warps each touch 128 bytes of four
+// rows that are a whole matrix row apart, a pattern quite unlike the 1-D kernels above; it is here
+// so that the ladder's own copy is also measured as a ceiling candidate.
+extern "C" __global__ void copy_tiles(float* __restrict__ dst, const float* __restrict__ src,
+                                      int rows, int cols)
+{
+    int col = blockIdx.x * 32 + threadIdx.x;
+    int row0 = blockIdx.y * 32 + threadIdx.y;
+    float v[4] = {};
+    #pragma unroll
+    for (int p = 0; p < 4; ++p) {
+        int row = row0 + p * 8;
+        if (row < rows && col < cols)
+            v[p] = src[(size_t)row * cols + col];
+    }
+    #pragma unroll
+    for (int p = 0; p < 4; ++p) {
+        int row = row0 + p * 8;
+        if (row < rows && col < cols)
+            dst[(size_t)row * cols + col] = v[p];
+    }
+}
+// --8<-- [end:tiles]
