@@ -39,7 +39,7 @@ def parse_nodes(text: str, path: str = NODES_PATH) -> tuple[dict[str, Node], lis
     if problems:
         return {}, problems
     doc, problems = build(NodesFile, tree, path)
-    if doc is None:
+    if doc is None or problems:
         return {}, problems
     nodes: dict[str, Node] = {}
     for name, node in doc.nodes.items():

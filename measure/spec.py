@@ -123,14 +123,19 @@ _FUNCS = {"cdiv": lambda a, b: -(-a // b), "min": min, "max": max}
 
 
 class ExprError(ValueError):
-    pass
+    def __init__(self, problem: str, remedy: str | None = None) -> None:
+        super().__init__(problem)
+        self.remedy = remedy
+
+
+# The usual cause of unbalanced parentheses: a YAML flow list [cdiv(n, 256)] splits at the comma.
+_QUOTE_HINT = 'quote expressions that contain commas inside [...] lists, e.g. ["cdiv(n, 256)"]'
 
 
 def expr_names(text: str) -> set[str]:
     """Names an expression uses; raises ExprError when it is not a plain integer expression."""
     if text.count("(") != text.count(")"):
-        # The usual cause: a YAML flow list [cdiv(n, 256)] splits at the comma.
-        raise ExprError(f"'{text}' has unbalanced parentheses (quote expressions with commas in [...] lists)")
+        raise ExprError(f"'{text}' has unbalanced parentheses", _QUOTE_HINT)
     try:
         tree = ast.parse(text.strip(), mode="eval")
     except SyntaxError as exc:
@@ -145,7 +150,7 @@ def expr_names(text: str) -> set[str]:
                 names.add(node.id)
         elif isinstance(node, ast.Constant):
             if not isinstance(node.value, int) or isinstance(node.value, bool):
-                raise ExprError(f"'{text}' uses {node.value!r}; only whole numbers are allowed")
+                raise ExprError(f"'{text}' uses {node.value!r}, which is not a whole number")
         elif not isinstance(
             node,
             ast.Expression
@@ -158,7 +163,7 @@ def expr_names(text: str) -> set[str]:
             | ast.UnaryOp
             | ast.USub,
         ):
-            raise ExprError(f"'{text}' uses '{type(node).__name__}'; use + - * // ( ) and cdiv, min, max")
+            raise ExprError(f"'{text}' uses an operation other than + - * // ( ) and cdiv, min, max")
     return names
 
 
@@ -186,14 +191,26 @@ def _function_defined(source: str, name: str) -> bool:
     return re.search(pattern, source) is not None and 'extern "C"' in source
 
 
+_EXPONENT = re.compile(r":\s*[-+]?[0-9]+[eE][-+]?[0-9]+\s*(#.*)?$")
+
+
+def _exponent_hint(p: Problem, text: str) -> Problem:
+    """YAML 1.1 reads 1e-5 (no decimal point) as text: say so instead of just 'got a string'."""
+    lines = text.splitlines()
+    numeric_text = p.problem.endswith("must be a number, got a string") and 0 < p.line <= len(lines)
+    if numeric_text and _EXPONENT.search(lines[p.line - 1]):
+        return Problem(p.path, p.line, p.problem, "YAML reads 1e-5 as text: write 1.0e-5")
+    return p
+
+
 def parse_spec(text: str, spec_path: str, source_text: str | None) -> tuple[Declared | None, list[Problem]]:
     """Check one spec; ``source_text`` is the .cu file's text (None when it does not exist)."""
     tree, problems = parse_yaml(text, spec_path)
     if problems:
         return None, problems
     exp, problems = build(Experiment, tree, spec_path)
-    if exp is None:
-        return None, problems
+    if exp is None or problems:  # cross-checks on a half-built spec would only add noise
+        return None, [_exponent_hint(p, text) for p in problems]
     folder = spec_path.rsplit("/", 1)[0]
     p = problems
 
@@ -264,7 +281,8 @@ def parse_spec(text: str, spec_path: str, source_text: str | None) -> tuple[Decl
                 add(exp, "sizes", f"size '{size.label}' has {name} = {value}", "use positive sizes", i)
     for i, buf in enumerate(exp.buffers):
         for text_ in buf.shape:
-            _check_expr(text_, dim_names, exp, "buffers", i, f"buffer '{buf.name}' shape", add)
+            if not _check_expr(text_, dim_names, exp, "buffers", i, f"buffer '{buf.name}' shape", add):
+                break
     # Kernels.
     if not exp.kernels:
         add(exp, "kernels", "'kernels' is empty", "declare at least one kernel")
@@ -350,8 +368,9 @@ def parse_spec(text: str, spec_path: str, source_text: str | None) -> tuple[Decl
                 )
         if not 1 <= len(k.grid) <= 3:
             add(k, "grid", f"{where} grid has {len(k.grid)} dimensions", "give 1 to 3 expressions")
-        for text_ in k.grid:
-            _check_expr(text_, names | {DEVICE_SM_COUNT}, k, "grid", None, f"{where} grid", add)
+        for text_ in k.grid:  # one problem per list: a split expression would report each piece
+            if not _check_expr(text_, names | {DEVICE_SM_COUNT}, k, "grid", None, f"{where} grid", add):
+                break
         for j, arg in enumerate(k.args):
             if arg not in buffer_names:
                 _check_expr(arg, names, k, "args", j, f"{where} argument", add)
@@ -370,21 +389,19 @@ def parse_spec(text: str, spec_path: str, source_text: str | None) -> tuple[Decl
     return Declared(exp, spec_path, f"{folder}/{exp.source}", line_of(exp, "id")), []
 
 
-def _check_expr(text: str, names: set[str], obj: object, key: str, index: int | None, what: str, add: object) -> None:
+def _check_expr(text: str, names: set[str], obj: object, key: str, index: int | None, what: str, add: object) -> bool:
+    """Report a problem with one expression; True when it is fine."""
+    known = ", ".join(sorted(names)) or "none"
+    remedy = f"use whole numbers, + - * // ( ), cdiv, min, max and the names: {known}"
     try:
         unknown = expr_names(text) - names
         problem = f"{what} '{text}' uses unknown name(s) {', '.join(sorted(unknown))}" if unknown else None
     except ExprError as exc:
         problem = f"{what}: {exc}"
+        remedy = exc.remedy or remedy
     if problem:
-        known = ", ".join(sorted(names)) or "none"
-        add(
-            obj,
-            key,
-            problem,
-            f"use whole numbers, + - * // ( ), cdiv, min, max and the names: {known}",  # type: ignore[operator]
-            index,
-        )
+        add(obj, key, problem, remedy, index)  # type: ignore[operator]
+    return problem is None
 
 
 def load_specs(root: Path) -> tuple[dict[str, Declared], list[Problem]]:
