@@ -371,6 +371,20 @@ def tamper_problems(result: Result, rel: str) -> list[Problem]:
     """Every summary and figure must equal what its raw samples give, exactly."""
     remedy = rerun(result.experiment, result.node) + "; result files are written only by the runner"
     problems: list[Problem] = []
+    for row in [*result.ceilings, *result.rows]:
+        if row.samples is not None and len(row.samples.times_ms) != len(row.samples.sm_clock_mhz):
+            problems.append(
+                Problem(
+                    rel,
+                    1,
+                    f"tampered: row '{row.kernel}' at {row.size} has "
+                    f"{len(row.samples.times_ms)} samples but {len(row.samples.sm_clock_mhz)} clock "
+                    "readings",
+                    remedy,
+                )
+            )
+    if problems:
+        return problems
     try:
         ceilings = recompute_ceilings(list(result.ceilings), result.provenance, result.settings)
     except ValueError as exc:
@@ -383,17 +397,6 @@ def tamper_problems(result: Result, rel: str) -> list[Problem]:
         return [Problem(rel, 1, f"tampered: samples do not summarize ({exc})", remedy)]
     for stored, fresh in pairs:
         where = f"row '{stored.kernel}' at {stored.size}"
-        if stored.samples is not None and len(stored.samples.times_ms) != len(stored.samples.sm_clock_mhz):
-            problems.append(
-                Problem(
-                    rel,
-                    1,
-                    f"tampered: {where} has {len(stored.samples.times_ms)} samples but "
-                    f"{len(stored.samples.sm_clock_mhz)} clock readings",
-                    remedy,
-                )
-            )
-            continue
         if stored.summary != fresh.summary:
             problems.append(
                 Problem(

@@ -69,6 +69,8 @@ def _convert(tp: Any, data: object, where: str, path: str, remedy: str, problems
         if data is None and type(None) in args:
             return None
         rest = [a for a in args if a is not type(None)]
+        if len(rest) == 1:  # 'T | None': T's own problem says more than "must be T or nothing"
+            return _convert(rest[0], data, where, path, remedy, problems)
         for alt in rest:
             trial: list[Problem] = []
             try:

@@ -13,8 +13,14 @@ from measure.stats import Rule
 
 @pytest.mark.parametrize(
     "xs",
-    [[1.0], [3.0, 1.0], [1.0, 2.0, 3.0, 4.0], [5.0, 1.0, 4.0, 2.0, 3.0], [0.1 * i for i in range(17)],
-     [2.5, 2.5, 2.5, 9.0]],
+    [
+        [1.0],
+        [3.0, 1.0],
+        [1.0, 2.0, 3.0, 4.0],
+        [5.0, 1.0, 4.0, 2.0, 3.0],
+        [0.1 * i for i in range(17)],
+        [2.5, 2.5, 2.5, 9.0],
+    ],
 )
 @pytest.mark.parametrize("q", [0.0, 0.25, 0.5, 0.75, 1.0])
 def test_quantiles_match_numpys_linear_method(xs: list[float], q: float) -> None:
@@ -46,8 +52,9 @@ def test_mean_stdev_and_relative_stdev() -> None:
         ([300, 1980], 0, [True, True]),  # threshold 0: not checked
     ],
 )
-def test_throttled_samples_are_the_ones_under_the_clock_threshold(clocks: list[int], threshold: int,
-                                                                  kept: list[bool]) -> None:
+def test_throttled_samples_are_the_ones_under_the_clock_threshold(
+    clocks: list[int], threshold: int, kept: list[bool]
+) -> None:
     assert stats.kept_mask(clocks, threshold) == kept
 
 
