@@ -14,6 +14,7 @@ import sys
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from measure import results as R
 from measure.nodes import NODES_PATH, load_nodes
@@ -116,7 +117,6 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    from rich.console import Console
     from rich.table import Table
 
     rs = R.load_all(_root(args))
@@ -134,13 +134,12 @@ def cmd_list(args: argparse.Namespace) -> int:
             p.git_commit[:10] if p else "",
             str(len(e.rows())) if e.result else "",
         )
-    Console().print(table)
+    _console().print(table)
     _print_problems(rs.setup_problems)
     return 1 if rs.setup_problems else 0
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    from rich.console import Console
     from rich.table import Table
 
     rs = R.load_all(_root(args))
@@ -173,9 +172,17 @@ def cmd_show(args: argparse.Namespace) -> int:
             f"{v.pct_of_copy_ceiling:.1f}",
             flags,
         )
-    Console().print(table)
+    _console().print(table)
     _print_problems(entry.problems)
     return 0 if entry.fresh else 1
+
+
+def _console() -> Any:
+    """A terminal-wide console, or 160 columns in logs and pipes (rich would assume 80 and truncate)."""
+    from rich.console import Console
+
+    console = Console()
+    return console if console.is_terminal else Console(width=160)
 
 
 def compile_all(root: Path, nvcc: str = "nvcc") -> list[Problem]:

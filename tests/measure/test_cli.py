@@ -1,0 +1,101 @@
+"""``gloss measure`` without a GPU: verify, list, show, compile (what CI runs), and run's refusals."""
+
+from __future__ import annotations
+
+import importlib.util
+import shutil
+from pathlib import Path
+
+import pytest
+
+from measure import testing as T
+from measure.cli import compile_all, main, resolve_commit
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_verify_passes_on_the_committed_results(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--root", str(REPO), "verify"]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == "4 of 4 results fresh"
+
+
+def test_verify_fails_and_says_why(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    T.write_fixture_repo(tmp_path)
+    assert main(["--root", str(tmp_path), "verify"]) == 1
+    assert capsys.readouterr().out.splitlines() == [
+        "code/toy/experiment.yaml:1: missing: experiment 'toy-copy' has no result on node 'test-node'; run "
+        "`gloss measure run toy-copy --node test-node` on that node",
+        "0 of 1 results fresh; 1 problem(s)",
+    ]
+    T.write(tmp_path, T.make_result(tmp_path))
+    assert main(["--root", str(tmp_path), "verify"]) == 0
+
+
+def test_list_and_show(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    T.write_fixture_repo(tmp_path)
+    T.write(tmp_path, T.make_result(tmp_path))
+    assert main(["--root", str(tmp_path), "list"]) == 0
+    out = capsys.readouterr().out
+    assert "toy-copy" in out and "test-node" in out and "fresh" in out
+    assert main(["--root", str(tmp_path), "show", "toy-copy"]) == 0
+    out = capsys.readouterr().out
+    assert "slow copy" in out and "64M" in out
+
+
+def test_usage_errors_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([]) == 2
+    assert main(["frobnicate"]) == 2
+    assert main(["--help"]) == 0
+
+
+def test_run_refuses_an_unregistered_node(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--root", str(REPO), "run", "--node", "my-laptop"]) == 2
+    assert capsys.readouterr().out.strip() == (
+        "measure/nodes.yaml:0: node 'my-laptop' is not registered; use one of: h200-1, or register it there"
+    )
+
+
+def test_run_refuses_an_unknown_experiment(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--root", str(REPO), "run", "day99", "--node", "h200-1"]) == 2
+    assert capsys.readouterr().out.startswith("gloss measure run: no experiment 'day99'; declared: copy-ceilings, ")
+
+
+@pytest.mark.skipif(importlib.util.find_spec("pycuda") is not None, reason="PyCUDA is installed here")
+def test_run_without_pycuda_says_how_to_set_up_a_node(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--root", str(REPO), "run", "--node", "h200-1"]) == 2
+    assert capsys.readouterr().out.strip() == (
+        "gloss measure run: No module named 'pycuda'; install the 'node' extra (PyCUDA, numpy, nvidia-ml-py) on a "
+        "verification node (see measure/README.md)"
+    )
+
+
+def test_the_commit_comes_from_options_then_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.delenv("GLOSS_COMMIT", raising=False)
+    monkeypatch.delenv("GLOSS_DIRTY", raising=False)
+    assert resolve_commit(tmp_path, "abc123", False) == ("abc123", False)
+    assert resolve_commit(tmp_path, None, None) == ("unknown", None)  # no git history: unknown, not invented
+    monkeypatch.setenv("GLOSS_COMMIT", "def456")
+    monkeypatch.setenv("GLOSS_DIRTY", "1")
+    assert resolve_commit(tmp_path, None, None) == ("def456", True)
+
+
+needs_nvcc = pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is not installed (CI has it)")
+
+
+@needs_nvcc
+def test_every_cuda_source_compiles_for_every_registered_node() -> None:
+    """What CI guarantees without a GPU: every .cu under code/ (and the runner's flush kernel) builds with
+    nvcc -O3 -arch=<node arch> and no warnings."""
+    assert [str(p) for p in compile_all(REPO)] == []
+
+
+@needs_nvcc
+def test_a_compile_error_is_reported_with_its_line(tmp_path: Path) -> None:
+    T.write_fixture_repo(tmp_path)
+    (tmp_path / "code" / "toy" / "toy.cu").write_text(
+        T.FIXTURE_SOURCE.replace("int i =", "int i = undefined_name +", 1)
+    )
+    [problem] = compile_all(tmp_path)
+    assert (problem.path, problem.line) == ("code/toy/toy.cu", 4)
+    assert problem.problem.startswith("nvcc -arch=sm_90 failed: ") and "undefined_name" in problem.problem
+    assert problem.remedy == "fix the CUDA source"
