@@ -241,6 +241,23 @@ def cmd_compile(args: argparse.Namespace) -> int:
     return 1 if problems else 0
 
 
+def cmd_bench(args: argparse.Namespace) -> int:
+    from measure import bench
+
+    root = _root(args)
+    try:
+        block = bench.report(root)
+    except ValueError as exc:
+        print(f"{PROG} bench: {exc}")
+        return 1
+    if args.write:
+        path = Path(args.write)
+        path.write_text(bench.splice(path.read_text(encoding="utf-8"), block), encoding="utf-8")
+    else:
+        print(block, end="")
+    return 0
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog=PROG, description="Run, verify and list measurements.")
     p.add_argument("--root", default=".", help="repository root (default: .)")
@@ -274,6 +291,9 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("id")
     s.add_argument("--node")
     s.set_defaults(func=cmd_show)
+    b = sub.add_parser("bench", help="the runner's figures for bench/README.md, from the committed results")
+    b.add_argument("--write", metavar="README", help="replace the generated block in this file")
+    b.set_defaults(func=cmd_bench)
     c = sub.add_parser("compile", help="compile every .cu under code/ for every registered node's arch (CI)")
     c.add_argument("--nvcc", default="nvcc")
     c.set_defaults(func=cmd_compile)
