@@ -27,6 +27,7 @@ from measure import references, stats
 from measure import results as R
 from measure.device import Device, DeviceError, Kernel, nvcc_version, versions
 from measure.nodes import Node
+from measure.progress import Reporter
 from measure.spec import DEVICE_SM_COUNT, Declared, Experiment, evaluate, sha256_file
 from measure.spec import Kernel as KernelSpec
 
@@ -54,49 +55,6 @@ class Provenance0:
 
 def utc_now() -> str:
     return dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-
-
-class Reporter:
-    """Progress: a rich bar on a terminal, one plain line per row elsewhere (logs)."""
-
-    def __init__(self, total: int) -> None:
-        from rich.console import Console
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-        self.console = Console(stderr=True)
-        self.live = self.console.is_terminal
-        self.progress = Progress(
-            TextColumn("{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeElapsedColumn(),
-            console=self.console,
-            disable=not self.live,
-        )
-        self.task = self.progress.add_task("measuring", total=total)
-
-    def __enter__(self) -> Reporter:
-        self.progress.__enter__()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.progress.__exit__(None, None, None)
-
-    def start(self, text: str) -> None:
-        self.progress.update(self.task, description=text)
-
-    def done(self, line: str) -> None:
-        self.progress.advance(self.task)
-        if self.live:
-            self.progress.console.print(line, highlight=False)
-        else:
-            print(line, flush=True)
-
-    def note(self, line: str) -> None:
-        if self.live:
-            self.progress.console.print(line, highlight=False)
-        else:
-            print(line, flush=True)
 
 
 class Runner:

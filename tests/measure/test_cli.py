@@ -99,3 +99,23 @@ def test_a_compile_error_is_reported_with_its_line(tmp_path: Path) -> None:
     assert (problem.path, problem.line) == ("code/toy/toy.cu", 4)
     assert problem.problem.startswith("nvcc -arch=sm_90 failed: ") and "undefined_name" in problem.problem
     assert problem.remedy == "fix the CUDA source"
+
+
+def test_progress_is_a_bar_on_a_terminal_and_plain_lines_in_logs(capsys: pytest.CaptureFixture[str]) -> None:
+    import io
+
+    from rich.console import Console
+
+    from measure.progress import Reporter
+
+    screen = io.StringIO()
+    with Reporter(2, Console(file=screen, force_terminal=True, width=100)) as report:
+        report.start("day13-transpose naive @ 2003x3001")
+        report.done("row one")
+        report.done("row two")
+    shown = screen.getvalue()
+    assert "row one" in shown and "2/2" in shown and "━" in shown  # the finished bar
+    with Reporter(1, Console(file=io.StringIO(), force_terminal=False)) as report:
+        report.done("row one")
+        report.note("wrote x.json (ok)")
+    assert capsys.readouterr().out == "row one\nwrote x.json (ok)\n"
