@@ -22,7 +22,9 @@ the command to run, e.g. ``re-run `gloss measure run day13-transpose --node h200
 
 Public API (stable; new things are added, nothing is renamed):
 
-- :func:`load_all(root) <load_all>` -> :class:`ResultSet`: every result and every missing one, judged.
+- :func:`load_all(root, results_dir="measure/results") <load_all>` -> :class:`ResultSet`: every result
+  and every missing one, judged (``results_dir`` reads another folder, e.g. the repeat run in
+  ``measure/repeat``).
 - :class:`ResultSet`: ``entries`` (list of :class:`Entry`), ``get(experiment, node=None)``,
   ``for_experiment(id)``, ``problems()`` (all non-fresh entries' problems), ``experiments``.
 - :class:`Entry`: ``experiment``, ``node``, ``state``, ``path`` (repo-relative result file),
@@ -34,7 +36,8 @@ Public API (stable; new things are added, nothing is renamed):
   (e.g. ``8192x8192``), ``median_ms``/``q1_ms``/``q3_ms``/``iqr_ms`` (and ``*_us`` properties),
   ``gbps`` (decimal, from declared bytes), ``gflops`` (None unless FLOPs declared), ``shared_gbps``
   (None unless shared-memory bytes declared), ``pct_of_peak`` (of 2 x memory clock x bus width / 8),
-  ``pct_of_copy_ceiling`` (of the best copy measured in the same run), ``fits_in_l2`` and
+  ``pct_of_copy_ceiling`` (of the best copy measured in the same run: the fastest row of the
+  ceilings experiment, driver memcpy or copy kernel, at any of its sizes), ``fits_in_l2`` and
   ``above_95pct_of_peak`` (both make ``suspect`` true), ``noisy`` (stopping rule not met within
   the time limit), ``n_samples``, ``rel_iqr``.
 - :func:`read_result(path, rel)`: parse one file; :func:`write_result(path, result)`: atomic write;
@@ -55,6 +58,9 @@ Example::
         print(f"{padded.label}: {padded.median_us:.1f} us, {padded.gbps:.0f} GB/s, "
               f"{padded.pct_of_copy_ceiling:.0f} % of copy")
         print(entry.provenance_sentence())
+
+For the ceilings experiment itself (``copy-ceilings``), ``rows()`` and ``ceiling_rows()`` list the same
+rows (the latter with ``is_ceiling`` set).
 
 Format notes: times are milliseconds (CUDA events), bandwidths decimal GB/s (1e9 bytes/s) counting
 bytes read plus bytes written as declared in the spec, clocks MHz, sizes bytes. Every raw sample is
