@@ -108,7 +108,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
-    rs = R.load_all(_root(args))
+    rs = R.load_all(_root(args), args.results_dir)
     problems = rs.problems()
     _print_problems(problems)
     fresh = sum(e.fresh for e in rs.entries)
@@ -284,6 +284,7 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("--warmup", type=int, default=5, help="untimed launches before sampling (default 5)")
     r.set_defaults(func=cmd_run)
     v = sub.add_parser("verify", help="check every result: format, recomputation, hashes, node, checks")
+    v.add_argument("--results-dir", default=R.RESULTS_DIR, help="folder to verify (default: measure/results)")
     v.set_defaults(func=cmd_verify)
     ls = sub.add_parser("list", help="each experiment's state per node")
     ls.set_defaults(func=cmd_list)

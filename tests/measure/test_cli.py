@@ -119,3 +119,8 @@ def test_progress_is_a_bar_on_a_terminal_and_plain_lines_in_logs(capsys: pytest.
         report.done("row one")
         report.note("wrote x.json (ok)")
     assert capsys.readouterr().out == "row one\nwrote x.json (ok)\n"
+
+
+def test_verify_can_check_the_repeat_run_too(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--root", str(REPO), "verify", "--results-dir", "measure/repeat"]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == "4 of 4 results fresh"
