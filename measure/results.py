@@ -74,8 +74,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
-import tempfile
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
@@ -86,6 +84,7 @@ from measure.nodes import NODES_PATH, load_nodes
 from measure.spec import Declared, load_specs, peek_ids, sha256_file
 from measure.stats import Rule, Summary
 from measure.typed import from_json
+from site_plugins import atomic
 from site_plugins.messages import Problem
 
 SCHEMA_VERSION = 1
@@ -317,18 +316,7 @@ def _dump(value: Any, indent: int) -> str:
 
 def write_result(path: Path, result: Result) -> None:
     """Write atomically: a temporary file in the same folder, flushed, then renamed over ``path``."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    text = dumps(result)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    atomic.write_text(path, dumps(result))
 
 
 # --- reading -----------------------------------------------------------------------------------------

@@ -35,16 +35,14 @@ import datetime as dt
 import hashlib
 import io
 import json
-import os
 import re
 import subprocess
-import tempfile
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from site_plugins import schema
+from site_plugins import atomic, schema
 from site_plugins.messages import Problem
 from site_plugins.publish import Signable
 
@@ -562,17 +560,4 @@ def write_entry(root: Path, path: str, record: EntrySignoff) -> None:
 
 
 def _atomic_write(target: Path, text: str) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        if target.exists():
-            os.chmod(tmp, target.stat().st_mode & 0o7777)
-        else:
-            os.chmod(tmp, 0o644)
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    atomic.write_text(target, text)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -59,7 +60,7 @@ def test_atomic_write_keeps_old_file_when_writing_fails(tmp_path: Path, monkeypa
     def boom(*_: object) -> None:
         raise OSError("disk full")
 
-    monkeypatch.setattr(ev.os, "replace", boom)
+    monkeypatch.setattr(os, "replace", boom)
     with pytest.raises(OSError, match="disk full"):
         ev.save(path, ev.Evidence().updated([rec("https://b.example/")]))
     assert path.read_text(encoding="utf-8") == before
