@@ -71,12 +71,24 @@ def expand_body(entry: Entry, view: measured.ResultsView, preview: bool) -> meas
                            sources=[s.title for s in entry.meta.sources])
 
 
-def signable(root: Path, entry: Entry, view: measured.ResultsView) -> publish.Signable:
+@dataclass(frozen=True)
+class Staged:
+    """An entry's published-form expansion and excerpts, computed once per build and shared by the
+    sign-off fingerprint and the page."""
+
+    expansion: measured.Expansion
+    excerpts: list[Excerpt]
+
+
+def stage(root: Path, entry: Entry, view: measured.ResultsView) -> Staged:
+    return Staged(expand_body(entry, view, preview=False), entry_excerpts(root, entry)[0])
+
+
+def signable(root: Path, entry: Entry, view: measured.ResultsView, staged: Staged | None = None) -> publish.Signable:
     """What a sign-off of ``entry`` covers: its text, the values it shows, the code it quotes."""
-    expansion = expand_body(entry, view, preview=False)
-    excerpts, _ = entry_excerpts(root, entry)
-    quoted = tuple(ex.text for ex in excerpts if ex.region) if entry.kind == "term" else ()
-    return publish.Signable(entry.path, entry.text, tuple(expansion.shown_values), quoted)
+    staged = staged or stage(root, entry, view)
+    quoted = tuple(ex.text for ex in staged.excerpts if ex.region) if entry.kind == "term" else ()
+    return publish.Signable(entry.path, entry.text, tuple(staged.expansion.shown_values), quoted)
 
 
 def signable_at(root: Path, view: measured.ResultsView, content: Content) -> Callable[[str, str], publish.Signable]:
@@ -101,7 +113,8 @@ def prepare(root: Path, docs_dir: str = "content", *, preview: bool = False,
     view = measured.load_view(root)
     build.view = view
     checked = checked or (lambda url: None)
-    signables = [signable(root, e, view) for e in content.entries()]
+    staged = {e.path: stage(root, e, view) for e in content.entries()}
+    signables = [signable(root, e, view, staged[e.path]) for e in content.entries()]
     states, state_problems = publish.decide(root, signables, preview=preview,
                                             signable_at=signable_at(root, view, content))
     build.states = states
@@ -122,7 +135,7 @@ def prepare(root: Path, docs_dir: str = "content", *, preview: bool = False,
         if not visible(e):
             build.hidden[e.src_uri] = e.title
             # A draft is not rendered, but its broken embeds are still problems: CI keeps drafts honest.
-            build.problems += expand_body(e, view, preview=False).problems
+            build.problems += staged[e.path].expansion.problems
             continue
         if st.text is not None and st.text != e.text and not preview:
             old, _ = parse_entry(e.kind, e.path, e.src_uri, st.text)
@@ -139,13 +152,17 @@ def prepare(root: Path, docs_dir: str = "content", *, preview: bool = False,
             backlinks.setdefault(uri, []).append(lesson)
 
     embedded_by: dict[str, list[tuple[str, str]]] = {}
+    working = content.by_src_uri()
     for uri, e in shown.items():
         st = states[e.path]
-        expansion = expand_body(e, view, preview)
+        # The working copy in a published build renders exactly as it was fingerprinted: reuse that.
+        if e is working.get(uri) and not preview:
+            expansion, excerpts = staged[e.path].expansion, staged[e.path].excerpts
+        else:
+            expansion, excerpts = expand_body(e, view, preview), entry_excerpts(root, e)[0]
         build.problems += expansion.problems
         for exp_id in expansion.experiments:
             embedded_by.setdefault(exp_id, []).append((e.title, uri))
-        excerpts, _ = entry_excerpts(root, e)
         for ex in excerpts:
             build.code_files[ex.file] = (root / ex.file).read_text(encoding="utf-8")
         diagram_svg = None
