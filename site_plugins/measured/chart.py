@@ -15,12 +15,18 @@ from html import escape
 
 from site_plugins.measured import fmt
 
-WIDTH = 640
-ROW_H = 26
-BAR_H = 16
-TOP = 24  # room for the ceiling label
-VALUE_W = 110  # room right of the longest bar for its value label
-CHAR_W = 8.0  # generous average advance of the 13px label font (Roboto or a system sans), to size the label column
+# One bar per row with its kernel label on the line above it, so the label column does not eat the
+# bars' width: a 400-unit-wide chart drawn at most 400 CSS px wide keeps 13-unit text at or above
+# 11 CSS px down to a 340 px wide column (a 390 px phone leaves about 358 px).
+WIDTH = 400
+FONT = 13
+LABEL_H = 17  # the kernel label's line
+BAR_H = 14
+ROW_H = LABEL_H + BAR_H + 9
+TOP = 22  # room for the ceiling label
+X0 = 2.0
+VALUE_W = 104  # room right of the longest bar (or the ceiling) for its value label
+CHAR_W = 7.6  # generous average advance of the 13px font (Roboto or a system sans), to place value labels
 ID = "\x00id\x00"  # replaced by a page-unique id when the chart is placed on a page
 
 
@@ -36,30 +42,45 @@ def _x(v: float) -> str:
     return f"{v:.1f}".rstrip("0").rstrip(".")
 
 
+def value_x(bar_end: float, text: str, ceiling_x: float | None) -> float:
+    """Where a value label starts: right of its bar, or right of the ceiling line when the label would
+    otherwise cross it."""
+    x = bar_end + 6
+    if ceiling_x is not None and bar_end < ceiling_x and x + CHAR_W * len(text) > ceiling_x - 3:
+        x = ceiling_x + 6
+    return x
+
+
 def render(bars: Sequence[Bar], *, unit: str, title: str, desc: str, ceiling: float | None, ceiling_text: str) -> str:
     """The ``<svg>`` element, on one line. ``ID`` stands for the page-unique id prefix."""
-    label_w = min(220.0, max(60.0, CHAR_W * max((len(b.label) for b in bars), default=4) + 16))
-    x0 = label_w
+    x0 = X0
     span = WIDTH - VALUE_W - x0
     values = [b.value for b in bars if b.value is not None and b.value > 0]
     top_value = max([*values, ceiling or 0.0], default=0.0) or 1.0
-    height = TOP + ROW_H * len(bars) + 8
+    height = TOP + ROW_H * len(bars) + 4
+    cx = x0 + span * ceiling / top_value if ceiling is not None and ceiling > 0 else None
     parts = [
         f'<svg class="gloss-chart" role="img" aria-labelledby="{ID}-t {ID}-d" '
         f'viewBox="0 0 {WIDTH} {height}" width="100%" preserveAspectRatio="xMinYMin meet" '
-        f'font-size="13" fill="currentColor" xmlns="http://www.w3.org/2000/svg">',
+        f'style="max-width:{WIDTH}px" font-size="{FONT}" fill="currentColor" xmlns="http://www.w3.org/2000/svg">',
         f'<title id="{ID}-t">{escape(title)}</title>',
         f'<desc id="{ID}-d">{escape(desc)}</desc>',
-        f'<line class="gloss-chart-axis" x1="{_x(x0)}" y1="{TOP - 4}" x2="{_x(x0)}" y2="{height - 4}" '
-        f'stroke="currentColor" stroke-opacity="0.4"/>',
     ]
     for i, bar in enumerate(bars):
         y = TOP + ROW_H * i
-        mid = y + ROW_H / 2
+        mid = y + LABEL_H + BAR_H / 2
         parts.append(
-            f'<text class="gloss-chart-label" x="{_x(x0 - 8)}" y="{_x(mid)}" text-anchor="end" '
-            f'dominant-baseline="central">{escape(bar.label)}</text>'
+            f'<text class="gloss-chart-label" x="{_x(x0)}" y="{_x(y + LABEL_H - 4)}">{escape(bar.label)}</text>'
         )
+        parts.append(
+            f'<line class="gloss-chart-axis" x1="{_x(x0)}" y1="{_x(mid - BAR_H / 2 - 2)}" x2="{_x(x0)}" '
+            f'y2="{_x(mid + BAR_H / 2 + 2)}" stroke="currentColor" stroke-opacity="0.4"/>'
+        )
+        if cx is not None:
+            parts.append(
+                f'<line class="gloss-chart-ceiling" x1="{_x(cx)}" y1="{_x(mid - BAR_H / 2 - 4)}" x2="{_x(cx)}" '
+                f'y2="{_x(mid + BAR_H / 2 + 4)}" stroke="currentColor" stroke-dasharray="4 2"/>'
+            )
         if bar.value is None or bar.value <= 0:
             parts.append(
                 f'<text class="gloss-chart-value" x="{_x(x0 + 6)}" y="{_x(mid)}" '
@@ -73,24 +94,20 @@ def render(bars: Sequence[Bar], *, unit: str, title: str, desc: str, ceiling: fl
             f'<rect class="{cls}" x="{_x(x0)}" y="{_x(mid - BAR_H / 2)}" width="{_x(w)}" height="{BAR_H}"{extra}/>'
         )
         mark = " \u26a0" if bar.suspect else ""
+        label = f"{bar.text}{_unit_suffix(unit)}{mark}"
         parts.append(
-            f'<text class="gloss-chart-value" x="{_x(x0 + w + 6)}" y="{_x(mid)}" '
-            f'dominant-baseline="central">{escape(bar.text)}{_unit_suffix(unit)}{mark}</text>'
+            f'<text class="gloss-chart-value" x="{_x(value_x(x0 + w, label, cx))}" y="{_x(mid)}" '
+            f'dominant-baseline="central">{escape(bar.text)}{escape(_unit_suffix(unit))}{mark}</text>'
         )
-    if ceiling is not None and ceiling > 0:
-        cx = x0 + span * ceiling / top_value
-        parts.append(
-            f'<line class="gloss-chart-ceiling" x1="{_x(cx)}" y1="{TOP - 6}" x2="{_x(cx)}" '
-            f'y2="{height - 4}" stroke="currentColor" stroke-dasharray="5 3"/>'
-        )
+    if cx is not None:
         anchor = "end" if cx > WIDTH * 0.6 else "start"
         parts.append(
-            f'<text class="gloss-chart-ceiling-label" x="{_x(cx)}" y="{TOP - 10}" '
-            f'text-anchor="{anchor}" font-size="12">{escape(ceiling_text)}</text>'
+            f'<text class="gloss-chart-ceiling-label" x="{_x(cx)}" y="{TOP - 8}" '
+            f'text-anchor="{anchor}">{escape(ceiling_text)}</text>'
         )
     parts.append("</svg>")
     return "".join(parts)
 
 
 def _unit_suffix(unit: str) -> str:
-    return f"{fmt.NBSP}{escape(unit)}" if unit else ""
+    return f"{fmt.NBSP}{unit}" if unit else ""

@@ -55,11 +55,22 @@ def _hint(word: str, choices: Sequence[str]) -> str:
     return f"did you mean '{close[0]}'? " if close else ""
 
 
+# Placeholders the runner records in place of a machine's own install paths, and the path form a
+# reader recognises (the runner writes "-I{pycuda}/cuda" for PyCUDA's bundled headers).
+FLAG_PLACEHOLDERS = {"{pycuda}": "…/site-packages/pycuda"}
+
+
+def shown_flags(flags: str) -> str:
+    for placeholder, path in FLAG_PLACEHOLDERS.items():
+        flags = flags.replace(placeholder, path)
+    return flags
+
+
 def provenance_sentence(p: Provenance) -> str:
     """E.g. "NVIDIA H200, driver 580.159.04, CUDA 13.0 (V13.0.88), built with nvcc -O3 -arch=sm_90,
     captured 2026-12-02 on verification node h200-1"."""
     return (
-        f"{p.gpu}, driver {p.driver}, CUDA {p.cuda} ({p.nvcc}), built with nvcc {p.flags}, "
+        f"{p.gpu}, driver {p.driver}, CUDA {p.cuda} ({p.nvcc}), built with nvcc {shown_flags(p.flags)}, "
         f"captured {p.captured} on verification node {p.node}"
     )
 
