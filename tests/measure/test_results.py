@@ -12,6 +12,7 @@ import pytest
 
 from measure import results as R
 from measure import testing as T
+from measure.spec import sha256_file
 
 REL = "measure/results/test-node/toy-copy.json"
 RERUN = "re-run `gloss measure run toy-copy --node test-node`"
@@ -174,7 +175,7 @@ def test_a_changed_source_makes_the_result_stale(repo: Path) -> None:
     recorded = before.provenance.source_sha256
     cu = repo / "code" / "toy" / "toy.cu"
     cu.write_text(cu.read_text() + "// a comment is a change too\n")
-    now = R.sha256_file(cu)
+    now = sha256_file(cu)
     assert messages(entry(repo)) == [
         f"{REL}:1: stale: code/toy/toy.cu changed since it was measured (sha256 {recorded[:12]} recorded, {now[:12]} "
         f"now); {RERUN}"

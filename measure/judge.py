@@ -1,0 +1,136 @@
+"""Judging one parsed result: the checks behind the states ``tampered``, ``failed`` and ``stale`` (what
+each state means, and the order they are checked in, is in :mod:`measure.results`). Pure functions that
+return :class:`~site_plugins.messages.Problem` lists; an empty list means the check passed."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from pathlib import Path
+from typing import Literal
+
+from measure.recompute import copy_ceiling_gbps, recompute_ceilings, recompute_row
+from measure.resultformat import Result, rerun
+from measure.spec import Declared, sha256_file
+from site_plugins.messages import Problem
+
+State = Literal["fresh", "stale", "failed", "tampered", "unregistered", "missing", "invalid", "orphaned"]
+STATES: tuple[State, ...] = (
+    "fresh",
+    "stale",
+    "failed",
+    "tampered",
+    "unregistered",
+    "missing",
+    "invalid",
+    "orphaned",
+)
+
+
+def tamper_problems(result: Result, rel: str) -> list[Problem]:
+    """Every summary and figure must equal what its raw samples give, exactly."""
+    remedy = rerun(result.experiment, result.node) + "; result files are written only by the runner"
+    problems: list[Problem] = []
+    for row in [*result.ceilings, *result.rows]:
+        if row.samples is not None and len(row.samples.times_ms) != len(row.samples.sm_clock_mhz):
+            problems.append(
+                Problem(
+                    rel,
+                    1,
+                    f"tampered: row '{row.kernel}' at {row.size} has "
+                    f"{len(row.samples.times_ms)} samples but {len(row.samples.sm_clock_mhz)} clock "
+                    "readings",
+                    remedy,
+                )
+            )
+    if problems:
+        return problems
+    try:
+        ceilings = recompute_ceilings(list(result.ceilings), result.provenance, result.settings)
+    except ValueError as exc:
+        return [Problem(rel, 1, f"tampered: the ceiling samples do not summarize ({exc})", remedy)]
+    best = copy_ceiling_gbps(ceilings)
+    pairs = [(r, c) for r, c in zip(result.ceilings, ceilings, strict=True)]
+    try:
+        pairs += [(r, recompute_row(r, result.provenance, result.settings, best)) for r in result.rows]
+    except ValueError as exc:
+        return [Problem(rel, 1, f"tampered: samples do not summarize ({exc})", remedy)]
+    for stored, fresh in pairs:
+        where = f"row '{stored.kernel}' at {stored.size}"
+        if stored.summary != fresh.summary:
+            problems.append(
+                Problem(
+                    rel,
+                    1,
+                    f"tampered: {where}: the summary does not recompute from its raw "
+                    f"samples ({_first_difference(stored.summary, fresh.summary)})",
+                    remedy,
+                )
+            )
+        elif stored.figures != fresh.figures:
+            problems.append(
+                Problem(
+                    rel,
+                    1,
+                    f"tampered: {where}: the figures do not recompute from the summary "
+                    f"and declared work ({_first_difference(stored.figures, fresh.figures)})",
+                    remedy,
+                )
+            )
+        if stored.check.passed and stored.samples is None:
+            problems.append(Problem(rel, 1, f"tampered: {where} passed its check but has no samples", remedy))
+        if not stored.check.passed and stored.samples is not None:
+            problems.append(Problem(rel, 1, f"tampered: {where} failed its check but carries timings", remedy))
+    failed = any(not r.check.passed for r in [*result.ceilings, *result.rows]) or bool(result.error)
+    if (result.status == "failed") != failed:
+        problems.append(Problem(rel, 1, f"tampered: status is '{result.status}' but the rows say otherwise", remedy))
+    return problems
+
+
+def _first_difference(a: object, b: object) -> str:
+    if a is None or b is None:
+        return "summary present on one side only"
+    da, db = asdict(a), asdict(b)  # type: ignore[call-overload]
+    for key in da:
+        if da[key] != db.get(key):
+            return f"{key}: stored {da[key]!r}, recomputed {db.get(key)!r}"
+    return "no field differs"
+
+
+def failure_problems(result: Result, rel: str, declared: Declared | None) -> list[Problem]:
+    remedy = rerun(result.experiment, result.node)
+    source = declared.source_path if declared else result.provenance.source_path
+    problems: list[Problem] = []
+    if result.error:
+        problems.append(Problem(rel, 1, f"failed: the run broke: {result.error}", f"fix it, then {remedy}"))
+    for row in [*result.ceilings, *result.rows]:
+        if not row.check.passed:
+            problems.append(
+                Problem(
+                    rel,
+                    1,
+                    f"failed: kernel '{row.kernel}' at {row.size} did not match its reference ({row.check.message})",
+                    f"fix it in {source}, then {remedy}",
+                )
+            )
+    return problems
+
+
+def stale_problems(result: Result, rel: str, declared: Declared, root: Path) -> list[Problem]:
+    remedy = rerun(result.experiment, result.node)
+    problems: list[Problem] = []
+    for _what, path, recorded in (
+        ("source", declared.source_path, result.provenance.source_sha256),
+        ("spec", declared.spec_path, result.provenance.spec_sha256),
+    ):
+        file = root / path
+        now = sha256_file(file) if file.is_file() else "missing"
+        if now != recorded:
+            problems.append(
+                Problem(
+                    rel,
+                    1,
+                    f"stale: {path} changed since it was measured (sha256 {recorded[:12]} recorded, {now[:12]} now)",
+                    remedy,
+                )
+            )
+    return problems

@@ -1,0 +1,160 @@
+"""The judged view of results that pages and the CLI read: :class:`RowView` (one checked, timed row's
+figures) and :class:`Entry` (one experiment on one node, its state and problems). Built by
+:mod:`measure.results`; documented there."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from measure.judge import State
+from measure.recompute import copy_ceiling_gbps
+from measure.resultformat import Provenance, Result, Row
+from measure.spec import Declared
+from site_plugins.messages import Problem
+
+
+@dataclass(frozen=True)
+class RowView:
+    """One checked and timed row, as pages show it."""
+
+    experiment: str
+    node: str
+    kernel: str
+    label: str
+    size: str
+    median_ms: float
+    q1_ms: float
+    q3_ms: float
+    iqr_ms: float
+    gbps: float
+    gflops: float | None
+    shared_gbps: float | None
+    pct_of_peak: float
+    pct_of_copy_ceiling: float
+    fits_in_l2: bool
+    above_95pct_of_peak: bool
+    noisy: bool
+    n_samples: int
+    n_throttled: int
+    rel_stdev: float
+    is_ceiling: bool
+
+    @property
+    def median_us(self) -> float:
+        return self.median_ms * 1000.0
+
+    @property
+    def iqr_us(self) -> float:
+        return self.iqr_ms * 1000.0
+
+    @property
+    def rel_iqr(self) -> float:
+        """IQR over median: the spread pages can print as '± x %'."""
+        return self.iqr_ms / self.median_ms
+
+    @property
+    def suspect(self) -> bool:
+        """The working set fits in L2 (a cache may be measured) or the row beats 95 % of the DRAM peak."""
+        return self.fits_in_l2 or self.above_95pct_of_peak
+
+
+def _view(result: Result, row: Row, is_ceiling: bool) -> RowView | None:
+    s, f = row.summary, row.figures
+    if s is None or f is None or not row.check.passed:
+        return None
+    return RowView(
+        result.experiment,
+        result.node,
+        row.kernel,
+        row.label,
+        row.size,
+        s.median_ms,
+        s.q1_ms,
+        s.q3_ms,
+        s.iqr_ms,
+        f.gbps,
+        f.gflops,
+        f.shared_gbps,
+        f.pct_of_peak,
+        f.pct_of_copy_ceiling,
+        f.fits_in_l2,
+        f.above_95pct_of_peak,
+        s.noisy,
+        s.n_kept,
+        s.n_throttled,
+        s.rel_stdev,
+        is_ceiling,
+    )
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One (experiment, node) pair and its state."""
+
+    experiment: str
+    node: str
+    state: State
+    path: str  # repo-relative result file (it may not exist: state 'missing')
+    problems: tuple[Problem, ...] = ()
+    result: Result | None = None
+    declared: Declared | None = field(default=None, compare=False)
+
+    @property
+    def fresh(self) -> bool:
+        return self.state == "fresh"
+
+    @property
+    def provenance(self) -> Provenance | None:
+        return self.result.provenance if self.result else None
+
+    def rows(self) -> list[RowView]:
+        """The experiment's checked, timed rows in spec order (sizes outer, kernels inner)."""
+        if self.result is None:
+            return []
+        return [v for r in self.result.rows if (v := _view(self.result, r, False)) is not None]
+
+    def ceiling_rows(self) -> list[RowView]:
+        if self.result is None:
+            return []
+        return [v for r in self.result.ceilings if (v := _view(self.result, r, True)) is not None]
+
+    def failed_rows(self) -> list[Row]:
+        return [r for r in self.result.rows if not r.check.passed] if self.result else []
+
+    def row(self, kernel: str, size: str) -> RowView | None:
+        """The row for kernel id (or label) ``kernel`` at size label ``size``; None if absent."""
+        for v in self.rows():
+            if v.size == size and kernel in (v.kernel, v.label):
+                return v
+        return None
+
+    def sizes(self) -> list[str]:
+        return list(dict.fromkeys(r.size for r in self.result.rows)) if self.result else []
+
+    def kernels(self) -> list[str]:
+        return list(dict.fromkeys(r.kernel for r in self.result.rows)) if self.result else []
+
+    @property
+    def copy_ceiling_gbps(self) -> float:
+        return copy_ceiling_gbps(self.result.ceilings) if self.result else math.nan
+
+    @property
+    def memcpy_gbps(self) -> float:
+        if self.result is None:
+            return math.nan
+        values = [r.figures.gbps for r in self.result.ceilings if r.kind == "memcpy" and r.figures]
+        return max(values) if values else math.nan
+
+    def provenance_sentence(self) -> str:
+        """One sentence naming node, GPU, driver, CUDA, date and commit, e.g. for a table caption."""
+        p = self.provenance
+        if p is None:
+            return f"No result for {self.experiment} on {self.node}."
+        commit = p.git_commit[:12] if p.git_commit != "unknown" else "an unknown commit"
+        dirty = " (with uncommitted changes)" if p.git_dirty else ""
+        return (
+            f"Measured on {p.node} ({p.gpu_name}, {p.sm_count} SMs, driver {p.driver_release}, "
+            f"CUDA {p.cuda_driver_version}, nvcc {p.nvcc_version}) on {p.finished_utc[:10]} "
+            f"from {commit}{dirty}."
+        )
