@@ -128,7 +128,7 @@ class Figures:
 class Row:
     kernel: str
     label: str
-    kind: Literal["kernel", "memcpy"]
+    kind: Literal["kernel", "memcpy", "observe"]
     function: str
     size: str
     dims: dict[str, int]

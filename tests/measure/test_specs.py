@@ -97,7 +97,7 @@ MALFORMED_SPECS = [
     pytest.param(
         GOOD.replace("block: [256]", "block: [1024, 2]", 1),
         "code/toy/experiment.yaml:15: kernel 'copy' asks for 2048 threads per block; CUDA allows at most 1024; use "
-        "a smaller block",
+        "a smaller block, or make it kind 'observe' to record the driver's refusal",
         id="too-many-threads",
     ),
     pytest.param(

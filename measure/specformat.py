@@ -1,0 +1,95 @@
+"""The experiment spec's declared format: one dataclass per YAML mapping (read by measure/spec.py).
+
+Each field's metadata says what the key means; :func:`site_plugins.schema.build` checks a spec against
+these classes and words its remedies from them. The prose reference with an example is the docstring of
+:mod:`measure.spec`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from site_plugins.schema import meta
+
+#: Row kinds: a timed kernel, a timed driver memcpy, or a kernel launched once whose outcome is recorded.
+KINDS = ("kernel", "memcpy", "observe")
+
+
+@dataclass(frozen=True)
+class Buffer:
+    name: str = field(metadata=meta("the buffer's name, used in kernel 'args'"))
+    role: Literal["input", "output"] = field(metadata=meta("'input' (random data) or 'output' (checked)"))
+    shape: list[str] = field(metadata=meta("one expression per dimension, e.g. [rows, cols]"))
+
+
+@dataclass(frozen=True)
+class Size:
+    label: str = field(metadata=meta("how tables name the size, e.g. '2003x3001'"))
+    dims: dict[str, int] = field(metadata=meta("the size's named integers, e.g. {rows: 2003, cols: 3001}"))
+
+
+@dataclass(frozen=True)
+class Kernel:
+    id: str = field(metadata=meta("a short id, unique in the experiment, e.g. 'tile32-padded'"))
+    label: str = field(metadata=meta("the row label tables show, e.g. 'tile[32][33]'"))
+    reference: str = field(metadata=meta("the numpy reference the output must match, e.g. 'transpose'"))
+    bytes_read: str = field(metadata=meta("bytes read from device memory per launch (an expression)"))
+    bytes_written: str = field(metadata=meta("bytes written to device memory per launch (an expression)"))
+    args: list[str] = field(metadata=meta("the kernel's arguments: buffer names or integer expressions"))
+    kind: Literal["kernel", "memcpy", "observe"] = field(
+        default="kernel",
+        metadata=meta("'kernel' (checked, timed), 'memcpy' (driver copy) or 'observe' (launched once)"),
+    )
+    function: str | None = field(default=None, metadata=meta('the extern "C" __global__ function'))
+    block: list[int] = field(default_factory=list, metadata=meta("threads per block, e.g. [32, 8]"))
+    grid: list[str] = field(default_factory=list, metadata=meta("blocks per grid, e.g. [cdiv(cols, 32)]"))
+    params: dict[str, int] = field(default_factory=dict, metadata=meta("named integers for this kernel"))
+    flops: str | None = field(default=None, metadata=meta("floating-point operations per launch"))
+    shared_bytes: str | None = field(default=None, metadata=meta("shared-memory bytes accessed per launch"))
+    tolerance: float = field(default=0.0, metadata=meta("largest allowed ||out - ref|| / ||ref||; 0 = exact"))
+    dynamic_shared: str | None = field(
+        default=None, metadata=meta("dynamic shared memory per block in bytes (an expression; default 0)")
+    )
+    max_dynamic_shared: str | None = field(
+        default=None,
+        metadata=meta("the opt-in: the function's maximum dynamic shared memory, set before launching"),
+    )
+    constants: dict[str, str] = field(
+        default_factory=dict, metadata=meta("__constant__ symbol -> the input buffer copied into it")
+    )
+    counters: list[str] = field(
+        default_factory=list, metadata=meta("extra Nsight Compute metrics for this kernel")
+    )
+
+
+@dataclass(frozen=True)
+class Experiment:
+    id: str = field(metadata=meta("the experiment id pages embed, e.g. 'day13-transpose'"))
+    title: str = field(metadata=meta("a one-line title"))
+    source: str = field(metadata=meta("the .cu file in this folder"))
+    element: Literal["float32"] = field(metadata=meta("the element type of every buffer"))
+    buffers: list[Buffer] = field(metadata=meta("the device buffers, inputs and outputs"))
+    sizes: list[Size] = field(metadata=meta("the problem sizes"))
+    kernels: list[Kernel] = field(metadata=meta("the kernels to check and time"))
+    ceilings: bool = False
+
+
+@dataclass(frozen=True)
+class Declared:
+    """A loaded spec with where it came from (repo-relative paths)."""
+
+    experiment: Experiment
+    spec_path: str
+    source_path: str
+    id_line: int
+
+    @property
+    def id(self) -> str:
+        return self.experiment.id
+
+
+def sha256_file(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
