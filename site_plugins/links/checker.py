@@ -5,12 +5,20 @@ For each page (URLs that differ only in their ``#fragment`` share one fetch):
 - one streaming GET (no HEAD: too many servers answer it wrongly); the body is read only when a fragment
   must be checked, and then at most ``max_body`` bytes, stopping as soon as every fragment is found;
 - redirects followed by hand, at most ``max_redirects``, so the chain is recorded and loops are caught;
-- an overall deadline per page (httpx has timeouts per operation only): every try, redirect, wait
-  and body byte of one pass must fit in ``deadline`` seconds; time spent queueing for a slot is not counted;
-- a global limit on pages in flight, a per-host limit, and a minimum interval between requests to one
-  host; a ``Retry-After`` (up to ``retry_after_cap``) holds the whole host, not just one URL;
-- retries with exponential backoff and jitter for transient failures and 429, then one deferred second
-  pass, ``second_pass_delay`` later, for whatever is still transient;
+- one deadline per page for its whole life: from its first request to its verdict, every try, backoff
+  wait, redirect, body byte, the pause before the second pass and the second pass itself must fit in
+  ``deadline`` seconds. Time queueing before the first request is not counted (a host's politeness
+  decides it); once started, a page comes back for a slot ahead of pages not yet started;
+- the schedule of one page: the first pass may use half of what the deadline leaves after
+  ``second_pass_delay``; whatever is still transient then waits ``second_pass_delay`` (giving its slot
+  to others) and tries again until the deadline;
+- retries with exponential backoff and jitter for transient failures and 429; a page gives its slot
+  back while it waits; a ``Retry-After`` (up to ``retry_after_cap``) holds the whole host;
+- a global limit on pages in flight, ``per_host`` slots per host and a minimum interval between
+  requests to one host; a request still in flight after ``slow_after`` seconds moves to one of
+  ``slow_per_host`` slow slots (:mod:`~site_plugins.links.schedule`), so slow pages do not hold a
+  host's fast ones back;
+- keep-alive connections per host (:mod:`~site_plugins.links.pool`), closed once a host's last page is done;
 - TLS verification always on (extra CA certificates may be added, never verification removed), and a
   User-Agent that names the project.
 """
@@ -23,8 +31,7 @@ import contextlib
 import datetime as dt
 import random
 import ssl
-import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from importlib import metadata
 from urllib.parse import urljoin, urlsplit, urlunsplit
@@ -33,6 +40,9 @@ import httpx
 
 from site_plugins.links.evidence import Hop
 from site_plugins.links.htmlscan import AnchorScanner, FragmentState, find_fragment
+from site_plugins.links.pool import HostPool, PooledTransport
+from site_plugins.links.pool import host_key as pool_key
+from site_plugins.links.schedule import Held, HostGate, Slots
 from site_plugins.links.verdict import (
     REDIRECT_STATUSES,
     Classification,
@@ -67,19 +77,28 @@ class Settings:
     """How hard and how politely to check. Defaults suit a scheduled CI run over real sites."""
 
     timeout: float = 10.0  # seconds per network operation (connect, each read, write)
-    deadline: float = 30.0  # seconds per page per pass, all tries and waits included
-    retries: int = 2  # extra tries for transient failures and 429
+    deadline: float = 40.0  # seconds per page from its first request to its verdict, everything included
+    retries: int = 2  # extra tries per pass for transient failures and 429
     backoff: float = 1.0  # first retry waits about this long, then doubling (with jitter)
     backoff_max: float = 10.0
     retry_after_cap: float = 30.0  # a longer Retry-After is not waited for
-    second_pass_delay: float = 10.0  # before re-checking what is still transient
+    second_pass_delay: float = 10.0  # between a page's first pass and its second, if still transient
     concurrency: int = 64  # pages in flight (across hosts; per_host keeps each host polite)
     per_host: int = 2  # pages in flight per host
+    slow_per_host: int = 2  # more slots per host for requests in flight longer than slow_after
+    slow_after: float = 2.0
     min_interval: float = 0.25  # seconds between requests to one host
     max_redirects: int = 5
     max_body: int = 5 * 1024 * 1024  # bytes read at most, only to look for a fragment
     user_agent: str = USER_AGENT
     ca_bundle: str | None = None  # extra CA certificates to trust (PEM), on top of the default store
+
+    @property
+    def pass_budget(self) -> float:
+        """Seconds the first pass may use: half of what the deadline leaves after the pause."""
+        if self.second_pass_delay >= self.deadline:
+            return self.deadline  # no room for a second pass
+        return (self.deadline - self.second_pass_delay) / 2
 
 
 @dataclass(frozen=True)
@@ -109,6 +128,7 @@ class _Attempt:
     url: str = ""
     hops: list[Hop] = field(default_factory=list)
     reading_body: bool = False
+    last: str | None = None  # why the last try failed, if it did
 
 
 @dataclass
@@ -143,28 +163,6 @@ def ssl_context(ca_bundle: str | None = None) -> ssl.SSLContext:
     return ctx
 
 
-class HostGate:
-    """Per-host concurrency slots and pacing: at most one request start per ``min_interval``."""
-
-    def __init__(self, per_host: int, min_interval: float) -> None:
-        self.slots = asyncio.Semaphore(per_host)
-        self.min_interval = min_interval
-        self._lock = asyncio.Lock()
-        self._next = 0.0
-
-    async def pace(self) -> None:
-        loop = asyncio.get_running_loop()
-        async with self._lock:
-            wait = self._next - loop.time()
-            if wait > 0:
-                await asyncio.sleep(wait)
-            self._next = loop.time() + self.min_interval
-
-    def hold(self, seconds: float) -> None:
-        """Make the next request to this host wait at least ``seconds`` from now (Retry-After)."""
-        self._next = max(self._next, asyncio.get_running_loop().time() + seconds)
-
-
 class Checker:
     def __init__(self, settings: Settings = Settings(), *, verify: ssl.SSLContext | None = None,
                  rng: random.Random | None = None) -> None:
@@ -172,25 +170,27 @@ class Checker:
         self._verify = verify
         self._rng = rng or random.Random()
         self._gates: dict[str, HostGate] = {}
-        self._global: asyncio.Semaphore | None = None
+        self._global = Slots(settings.concurrency)
+        self.pool: HostPool | None = None  # the last check's connections (tests count them)
         self.requests = 0  # requests sent, redirects and retries included
 
     def _gate(self, url: str) -> HostGate:
         key = host_key(url)
         gate = self._gates.get(key)
         if gate is None:
-            gate = self._gates[key] = HostGate(self.settings.per_host, self.settings.min_interval)
+            s = self.settings
+            gate = self._gates[key] = HostGate(s.per_host, s.slow_per_host, s.min_interval)
         return gate
 
     def client(self) -> httpx.AsyncClient:
         s = self.settings
+        verify = self._verify or ssl_context(s.ca_bundle)
+        transport = PooledTransport(verify, keep_per_host=s.per_host + s.slow_per_host)
+        self.pool = transport.pool
         return httpx.AsyncClient(
-            verify=self._verify or ssl_context(s.ca_bundle),
+            transport=transport,
+            verify=verify,  # for proxies named in the environment, which get transports of their own
             timeout=httpx.Timeout(s.timeout),
-            # Idle connections cost httpcore's pool time on every request (it polls each one): with more
-            # than a few dozen kept alive, the pool, not the network, sets the pace. 16 is plenty for
-            # per-host limits of a few connections.
-            limits=httpx.Limits(max_connections=s.concurrency, max_keepalive_connections=min(s.concurrency, 16)),
             headers={"User-Agent": s.user_agent, "Accept": ACCEPT, "Accept-Language": "en"},
             follow_redirects=False,
             trust_env=True,
@@ -198,44 +198,69 @@ class Checker:
 
     async def check(self, urls: Sequence[str], on_result: Callable[[Result], None] | None = None,
                     ) -> dict[str, Result]:
-        """Check every URL; ``on_result`` is called once per URL when its final verdict is known."""
+        """Check every URL; ``on_result`` is called once per URL as soon as its verdict is final."""
         pages: dict[str, list[str]] = {}
         for url in dict.fromkeys(urls):
             page, _ = split_fragment(url)
             pages.setdefault(page, []).append(url)
-        self._global = asyncio.Semaphore(self.settings.concurrency)
+        self._global = Slots(self.settings.concurrency)
+        for page in pages:
+            self._gate(page).pending += 1
         results: dict[str, Result] = {}
         async with self.client() as client:
 
-            async def one(page: str, cited: list[str], passes: int, last: bool) -> None:
-                for r in await self._page(client, page, cited, passes):
+            async def one(page: str, cited: list[str]) -> None:
+                gate = self._gate(page)
+                try:
+                    found = await self._life(client, page, cited, gate)
+                finally:
+                    gate.pending -= 1
+                    if gate.pending == 0 and self.pool is not None:
+                        with contextlib.suppress(httpx.InvalidURL):
+                            await self.pool.close_host(pool_key(httpx.URL(page)))
+                for r in found:
                     results[r.url] = r
-                    if on_result and (last or r.verdict != "transient"):
+                    if on_result:
                         on_result(r)
 
-            await asyncio.gather(*(one(p, c, 1, False) for p, c in pages.items()))
-            # The second pass re-checks only what is still transient, so a good first answer for the same
-            # page without a fragment is never replaced by a worse second one.
-            again = {p: t for p, c in pages.items() if (t := [u for u in c if results[u].verdict == "transient"])}
-            if again:
-                await asyncio.sleep(self.settings.second_pass_delay)
-                await asyncio.gather(*(one(p, c, 2, True) for p, c in again.items()))
+            await asyncio.gather(*(one(p, c) for p, c in pages.items()))
         return {u: results[u] for u in dict.fromkeys(urls)}
 
-    async def _page(self, client: httpx.AsyncClient, page: str, cited: list[str], passes: int) -> list[Result]:
+    async def _life(self, client: httpx.AsyncClient, page: str, cited: list[str], gate: HostGate) -> list[Result]:
+        """One page from its first request to its verdict, inside its deadline (see the module docstring)."""
         s = self.settings
-        fragments = {f for f in (split_fragment(u)[1] for u in cited) if f}
-        gate = self._gate(page)
-        assert self._global is not None
-        async with gate.slots, self._global:
-            started = time.monotonic()
+        loop = asyncio.get_running_loop()
+        held = Held(gate, self._global)
+        await held.acquire(urgent=False)  # queueing before the first request does not count
+        started = loop.time()
+        deadline_at = started + s.deadline
+        attempt = _Attempt(url=page)
+        try:
+            try:
+                async with asyncio.timeout_at(started + s.pass_budget):
+                    outcome = await self._pass(client, page, cited, attempt, held, started + s.pass_budget)
+            except TimeoutError:
+                outcome = self._deadline_outcome(attempt, s.pass_budget, "first pass")
+            first = self._results(page, cited, outcome, 1, loop.time() - started)
+            again = [r.url for r in first if r.verdict == "transient"]
+            if not again or s.second_pass_delay >= s.deadline:
+                return first
+            held.release()
             attempt = _Attempt(url=page)
             try:
-                async with asyncio.timeout(s.deadline):
-                    outcome = await self._tries(client, page, fragments, attempt, started + s.deadline)
+                async with asyncio.timeout_at(deadline_at):
+                    await asyncio.sleep(s.second_pass_delay)
+                    await held.acquire(urgent=True)
+                    outcome = await self._pass(client, page, again, attempt, held, deadline_at)
             except TimeoutError:
-                outcome = self._deadline_outcome(attempt)
-            elapsed = time.monotonic() - started
+                outcome = self._deadline_outcome(attempt, s.deadline, "deadline")
+            second = {r.url: r for r in self._results(page, again, outcome, 2, loop.time() - started)}
+            return [second.get(r.url, r) for r in first]
+        finally:
+            held.release()
+
+    def _results(self, page: str, cited: list[str], outcome: _PageOutcome, passes: int, elapsed: float,
+                 ) -> list[Result]:
         now = dt.datetime.now(dt.UTC).replace(microsecond=0)
         out = []
         for url in cited:
@@ -258,32 +283,39 @@ class Checker:
             out.append(base)
         return out
 
-    def _deadline_outcome(self, attempt: _Attempt) -> _PageOutcome:
-        d = self.settings.deadline
+    @staticmethod
+    def _deadline_outcome(attempt: _Attempt, seconds: float, what: str) -> _PageOutcome:
+        limit = f"the {seconds:g} s deadline" if what == "deadline" else f"the {seconds:g} s of the {what}"
         if attempt.reading_body and attempt.status is not None:
             # The page itself is fine; only the fragment check ran out of time.
             reason = (f"the page answered {reason_phrase(attempt.status)} but its body did not arrive within "
-                      f"the {d:g} s deadline, so the anchor could not be checked")
+                      f"{limit}, so the anchor could not be checked")
             return _PageOutcome(Classification("ok", reason_phrase(attempt.status)), attempt.status,
                                 attempt.url or None, tuple(attempt.hops), tries=attempt.tries,
                                 body_error=Classification("transient", reason, "deadline"))
-        reason = f"no complete answer within the {d:g} s deadline"
+        reason = f"no complete answer within {limit}"
+        if attempt.last is not None:
+            reason = f"{attempt.last}; then {reason}"
         return _PageOutcome(Classification("transient", reason, "deadline"), attempt.status,
                             attempt.url or None, tuple(attempt.hops), tries=attempt.tries)
 
-    async def _tries(self, client: httpx.AsyncClient, page: str, fragments: set[str], attempt: _Attempt,
-                     deadline_at: float) -> _PageOutcome:
+    async def _pass(self, client: httpx.AsyncClient, page: str, cited: list[str], attempt: _Attempt, held: Held,
+                    ends_at: float) -> _PageOutcome:
+        """Tries until a definite answer, the retries are used up, or the next try would not fit."""
         s = self.settings
+        loop = asyncio.get_running_loop()
+        fragments = {f for f in (split_fragment(u)[1] for u in cited) if f}
         while True:
             attempt.tries += 1
             attempt.hops = []
             attempt.status = None
             attempt.reading_body = False
-            outcome = await self._fetch(client, page, fragments, attempt)
+            outcome = await self._fetch(client, page, fragments, attempt, held)
             outcome.tries = attempt.tries
             cls = outcome.cls
             if not cls.retry:
                 return outcome
+            attempt.last = cls.reason
             if attempt.tries > s.retries:
                 return self._gave_up(outcome)
             wait = backoff_delay(attempt.tries - 1, s.backoff, s.backoff_max, self._rng)
@@ -295,11 +327,12 @@ class Checker:
                     return outcome
                 wait = outcome.retry_after
                 self._gate(outcome.final_url or page).hold(wait)
-            if time.monotonic() + wait >= deadline_at:
-                outcome.cls = replace(cls, reason=f"{cls.reason}; no time left in the {s.deadline:g} s deadline "
-                                                  f"for another try")
+            if loop.time() + wait >= ends_at:
+                outcome.cls = replace(cls, reason=f"{cls.reason}; no time left for another try")
                 return self._gave_up(outcome)
+            held.release()  # others of this host go on while this page waits
             await asyncio.sleep(wait)
+            await held.acquire(urgent=True)
 
     @staticmethod
     def _gave_up(outcome: _PageOutcome) -> _PageOutcome:
@@ -307,8 +340,30 @@ class Checker:
             outcome.cls = replace(outcome.cls, reason=f"{outcome.cls.reason} (after {outcome.tries} tries)")
         return outcome
 
-    async def _fetch(self, client: httpx.AsyncClient, page: str, fragments: set[str],
-                     attempt: _Attempt) -> _PageOutcome:
+    async def _fetch(self, client: httpx.AsyncClient, page: str, fragments: set[str], attempt: _Attempt,
+                     held: Held) -> _PageOutcome:
+        with self._watch_slow(held):
+            return await self._follow(client, page, fragments, attempt)
+
+    @contextlib.contextmanager
+    def _watch_slow(self, held: Held) -> Iterator[None]:
+        """Move the page to its host's slow lane once it has been in flight ``slow_after`` seconds."""
+        loop = asyncio.get_running_loop()
+        after = self.settings.slow_after
+        timer: list[asyncio.TimerHandle] = []
+
+        def tick() -> None:
+            if held.lane == "normal" and not held.demote():
+                timer[0] = loop.call_later(after, tick)  # no slow slot free yet: look again later
+
+        timer.append(loop.call_later(after, tick))
+        try:
+            yield
+        finally:
+            timer[0].cancel()
+
+    async def _follow(self, client: httpx.AsyncClient, page: str, fragments: set[str],
+                      attempt: _Attempt) -> _PageOutcome:
         s = self.settings
         url = page
         seen: set[str] = {page}

@@ -15,9 +15,11 @@ from links_servers import Server, SilentServer
 from site_plugins.links.checker import Checker, Result, Settings
 from site_plugins.links.evidence import Hop
 
-FAST = Settings(timeout=0.5, deadline=2.0, retries=1, backoff=0.05, backoff_max=0.2, retry_after_cap=2.0,
-                second_pass_delay=0.1, concurrency=16, per_host=8, min_interval=0.0, max_body=256 * 1024)
-SLACK = 0.75  # scheduling noise on a loaded 2-core machine
+# The first pass gets (4 - 0.2) / 2 = 1.9 s, the second pass runs until 4 s after the first request.
+FAST = Settings(timeout=0.5, deadline=4.0, retries=1, backoff=0.05, backoff_max=0.2, retry_after_cap=2.0,
+                second_pass_delay=0.2, concurrency=16, per_host=8, slow_after=0.3, min_interval=0.0,
+                max_body=256 * 1024)
+SLACK = 2.0  # start-up and scheduling noise on a loaded 2-core machine (upper bounds only)
 
 
 def check(urls: list[str], settings: Settings = FAST, verify: ssl.SSLContext | None = None,
@@ -32,13 +34,9 @@ def one(url: str, settings: Settings = FAST, verify: ssl.SSLContext | None = Non
     return results[url], elapsed
 
 
-def within_one_pass(elapsed: float, s: Settings = FAST) -> None:
+def within_deadline(elapsed: float, s: Settings = FAST) -> None:
+    """The whole check, second pass included, ends inside the per-URL deadline (plus start-up noise)."""
     assert elapsed < s.deadline + SLACK, f"took {elapsed:.2f} s, deadline {s.deadline} s"
-
-
-def within_two_passes(elapsed: float, s: Settings = FAST) -> None:
-    limit = 2 * s.deadline + s.second_pass_delay + SLACK
-    assert elapsed < limit, f"took {elapsed:.2f} s, two passes allow {limit:.2f} s"
 
 
 # --- ok, redirects -------------------------------------------------------------------------------
@@ -47,13 +45,13 @@ def within_two_passes(elapsed: float, s: Settings = FAST) -> None:
 def test_200_ok(http: Server) -> None:
     r, elapsed = one(http.url("/ok"))
     assert (r.verdict, r.reason, r.status, r.redirects, r.tries) == ("ok", "200 OK", 200, (), 1)
-    within_one_pass(elapsed)
+    within_deadline(elapsed)
 
 
 def test_200_ok_over_https_with_the_test_ca(https: Server, client_tls: ssl.SSLContext) -> None:
     r, elapsed = one(https.url("/ok"), verify=client_tls)
     assert (r.verdict, r.status) == ("ok", 200)
-    within_one_pass(elapsed)
+    within_deadline(elapsed)
 
 
 @pytest.mark.parametrize("code", [301, 302, 303, 307, 308])
@@ -63,7 +61,7 @@ def test_redirect_chain_is_followed_and_recorded(http: Server, code: int) -> Non
     assert r.redirects == (Hop(http.url(f"/redirect/3?code={code}"), code), Hop(http.url("/redirect/2"), 301),
                            Hop(http.url("/redirect/1"), 301))
     assert r.final_url == http.url("/redirect/0")
-    within_one_pass(elapsed)
+    within_deadline(elapsed)
 
 
 def test_five_redirects_pass_six_are_too_many(http: Server) -> None:
@@ -73,7 +71,7 @@ def test_five_redirects_pass_six_are_too_many(http: Server) -> None:
     assert (r.verdict, r.kind) == ("broken", "too-many-redirects")
     assert r.reason.startswith("more than 5 redirects: " + http.url("/redirect/6") + " -> ")
     assert len(r.redirects) == 6
-    within_one_pass(elapsed)
+    within_deadline(elapsed)
 
 
 def test_redirect_loop(http: Server) -> None:
@@ -81,7 +79,7 @@ def test_redirect_loop(http: Server) -> None:
     a, b = http.url("/loop/a"), http.url("/loop/b")
     assert (r.verdict, r.kind, r.reason) == ("broken", "redirect-loop", f"redirect loop: {a} -> {b} -> {a}")
     assert r.redirects == (Hop(a, 301), Hop(b, 301))
-    within_one_pass(elapsed)
+    within_deadline(elapsed)
 
 
 # --- definite answers ----------------------------------------------------------------------------
@@ -97,7 +95,7 @@ def test_redirect_loop(http: Server) -> None:
 def test_definite_statuses_are_not_retried(http: Server, path: str, verdict: str, reason: str) -> None:
     r, elapsed = one(http.url(path))
     assert (r.verdict, r.reason, r.tries, r.passes) == (verdict, reason, 1, 1)
-    within_one_pass(elapsed)
+    within_deadline(elapsed)
 
 
 def test_head_answered_405_does_not_matter_we_get(http: Server) -> None:
@@ -105,7 +103,7 @@ def test_head_answered_405_does_not_matter_we_get(http: Server) -> None:
     assert r.verdict == "ok"
     assert http.counts[("HEAD", "/head405")] == 0
     assert http.counts[("GET", "/head405")] >= 1
-    within_one_pass(elapsed)
+    within_deadline(elapsed)
 
 
 # --- rate limits and transient failures -----------------------------------------------------------
@@ -115,14 +113,14 @@ def test_429_with_retry_after_is_honoured_then_ok(http: Server) -> None:
     r, elapsed = one(http.url("/ratelimit/once?n=1&after=1"))
     assert (r.verdict, r.tries) == ("ok", 2)
     assert elapsed >= 1.0  # waited as asked
-    within_one_pass(elapsed)
+    within_deadline(elapsed)
 
 
 def test_429_that_persists_is_blocked_after_retries(http: Server) -> None:
     r, elapsed = one(http.url("/ratelimit/always?n=99&after=0"))
     assert (r.verdict, r.kind, r.tries) == ("blocked", "rate-limit", 2)
     assert r.reason == "429 Too Many Requests (rate limited) (after 2 tries)"
-    within_one_pass(elapsed)
+    within_deadline(elapsed)
 
 
 def test_retry_after_beyond_the_cap_is_not_waited_for(http: Server) -> None:
@@ -136,33 +134,36 @@ def test_retry_after_beyond_the_cap_is_not_waited_for(http: Server) -> None:
 def test_503_then_200_is_retried_in_the_same_pass(http: Server) -> None:
     r, elapsed = one(http.url("/flaky/once?n=1"))
     assert (r.verdict, r.tries, r.passes) == ("ok", 2, 1)
-    within_one_pass(elapsed)
+    within_deadline(elapsed)
 
 
 def test_503_twice_recovers_in_the_deferred_second_pass(http: Server) -> None:
     r, elapsed = one(http.url("/flaky/twice?n=2"))
     assert (r.verdict, r.passes) == ("ok", 2)
-    within_two_passes(elapsed)
+    within_deadline(elapsed)
 
 
 def test_503_that_persists_stays_transient(http: Server) -> None:
     r, elapsed = one(http.url("/status/503"))
     assert (r.verdict, r.reason, r.passes) == ("transient", "503 Service Unavailable (after 2 tries)", 2)
-    within_two_passes(elapsed)
+    within_deadline(elapsed)
 
 
 def test_server_that_accepts_and_never_answers(silent: SilentServer) -> None:
     r, elapsed = one(silent.url("/"))
     assert (r.verdict, r.kind, r.passes) == ("transient", "timeout", 2)
     assert r.reason == "timed out waiting for the answer (after 2 tries)"
-    within_two_passes(elapsed)
+    within_deadline(elapsed)
 
 
 def test_deadline_bounds_a_server_slower_than_the_timeouts_allow(silent: SilentServer) -> None:
     s = replace(FAST, timeout=5.0, deadline=1.0, retries=0)
     r, elapsed = one(silent.url("/slow"), s)
-    assert (r.verdict, r.kind, r.reason) == ("transient", "deadline", "no complete answer within the 1 s deadline")
-    within_two_passes(elapsed, s)
+    # The first pass is cut after (1 - 0.2) / 2 = 0.4 s, the second at the 1 s deadline.
+    assert (r.verdict, r.kind, r.reason, r.passes) == ("transient", "deadline",
+                                                       "no complete answer within the 1 s deadline", 2)
+    assert r.elapsed < s.deadline + 0.5
+    within_deadline(elapsed, s)
 
 
 def test_connection_refused_is_transient(http: Server) -> None:
@@ -175,7 +176,7 @@ def test_connection_refused_is_transient(http: Server) -> None:
     r, elapsed = one(f"http://127.0.0.1:{port}/")
     assert (r.verdict, r.kind) == ("transient", "connect")
     assert r.reason == "connection refused (after 2 tries)"
-    within_two_passes(elapsed)
+    within_deadline(elapsed)
 
 
 # --- bodies -----------------------------------------------------------------------------------------
@@ -193,7 +194,7 @@ def test_slow_drip_body_with_a_fragment_hits_the_deadline(http: Server) -> None:
     assert (r.verdict, r.kind) == ("transient", "deadline")
     assert r.reason == ("the page answered 200 OK but its body did not arrive within the 1 s deadline, "
                         "so the anchor could not be checked")
-    within_two_passes(elapsed, s)
+    within_deadline(elapsed, s)
 
 
 def test_huge_body_without_a_fragment_is_not_downloaded(http: Server) -> None:
@@ -205,7 +206,7 @@ def test_huge_body_without_a_fragment_is_not_downloaded(http: Server) -> None:
 def test_huge_body_anchor_near_the_start_is_found_early(http: Server) -> None:
     r, elapsed = one(http.url("/huge?anchor=start#start"))
     assert (r.verdict, r.anchor) == ("ok", "found")
-    within_one_pass(elapsed)
+    within_deadline(elapsed)
 
 
 def test_huge_body_is_read_only_up_to_the_cap(http: Server) -> None:
@@ -213,7 +214,7 @@ def test_huge_body_is_read_only_up_to_the_cap(http: Server) -> None:
     assert r.verdict == "cannot verify"
     assert r.reason == ("anchor #end cannot be verified: not in the first 262,144 bytes (the body cap); "
                         "the rest was not read")
-    within_one_pass(elapsed)
+    within_deadline(elapsed)
 
 
 # --- anchors -----------------------------------------------------------------------------------------
@@ -243,7 +244,7 @@ def test_anchors(http: Server) -> None:
     assert got == cases
     assert results[http.url("/page#missing")].reason == "anchor #missing not found on the page (200 OK)"
     assert http.counts[("GET", "/page")] - before == 1  # one fetch for all fragments of one page
-    within_one_pass(elapsed)
+    within_deadline(elapsed)
 
 
 # --- TLS and DNS ------------------------------------------------------------------------------------
@@ -254,21 +255,21 @@ def test_certificate_from_an_untrusted_ca_is_broken(untrusted_https: Server, cli
     assert (r.verdict, r.kind, r.tries) == ("broken", "tls", 1)
     assert r.reason.startswith("TLS certificate verification failed: ")
     assert "self-signed certificate" in r.reason or "unable to get local issuer" in r.reason
-    within_one_pass(elapsed)
+    within_deadline(elapsed)
 
 
 def test_certificate_for_another_host_is_broken(wrong_host_https: Server, client_tls: ssl.SSLContext) -> None:
     r, elapsed = one(wrong_host_https.url("/ok"), verify=client_tls)
     assert (r.verdict, r.kind) == ("broken", "tls")
     assert "Hostname mismatch" in r.reason or "IP address mismatch" in r.reason
-    within_one_pass(elapsed)
+    within_deadline(elapsed)
 
 
 def test_dns_failure_is_broken_and_fast() -> None:
     r, elapsed = one("http://no-such-host.invalid/page")
     assert (r.verdict, r.kind, r.tries, r.passes) == ("broken", "dns", 1, 1)
     assert r.reason.startswith("DNS lookup failed: ")
-    within_one_pass(elapsed)
+    within_deadline(elapsed)
 
 
 # --- politeness ---------------------------------------------------------------------------------------
@@ -281,7 +282,9 @@ def test_per_host_concurrency_and_min_interval(http: Server) -> None:
     assert http.httpd.most_in_flight["polite"] <= 2
     times = sorted(http.httpd.arrivals["polite"])
     gaps = [b - a for a, b in itertools.pairwise(times)]
-    assert min(gaps) >= 0.09, gaps
+    # Pacing spaces request *starts*; the very first one also pays one-time set-up after its start, which
+    # can shorten the first gap as the server sees it.
+    assert min(gaps[1:]) >= 0.09, gaps
     assert elapsed < 6 * 0.15 + SLACK + 1.0
 
 
@@ -305,7 +308,7 @@ def test_second_pass_rechecks_only_what_was_transient(http: Server) -> None:
     results, elapsed = check([plain, anchored], s)
     assert (results[plain].verdict, results[plain].passes) == ("ok", 1)
     assert (results[anchored].verdict, results[anchored].passes) == ("transient", 2)
-    within_two_passes(elapsed, s)
+    within_deadline(elapsed, s)
 
 
 def test_progress_callback_reports_each_url_once_with_its_final_verdict(http: Server) -> None:

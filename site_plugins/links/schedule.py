@@ -1,0 +1,111 @@
+"""Who may send a request now: per-host slots in two lanes, pacing, and a global limit, all asyncio.
+
+- :class:`Slots` is a semaphore whose waiters are served by priority: a URL whose deadline is already
+  running (coming back from a backoff wait or for its second pass) goes before a URL not yet started,
+  so a started URL waits for a slot at most as long as one request takes.
+- :class:`HostGate` holds a host's slots. ``per_host`` normal slots take new requests; a request still in
+  flight after ``slow_after`` seconds (a silent server, a slow body) moves to one of ``slow_per_host``
+  slow slots when one is free, and its normal slot goes to the next URL of that host. So slow URLs hold
+  a host's fast ones back by at most ``slow_after``, and the host never sees more than
+  ``per_host + slow_per_host`` requests from us at once. A slow request gives back its global slot
+  too (slow ones are bounded per host). Request starts are paced ``min_interval``
+  apart, and a ``Retry-After`` holds the whole host.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import heapq
+import itertools
+
+
+class Slots:
+    """A counting semaphore with two priorities (``urgent`` first, then first come, first served)."""
+
+    def __init__(self, n: int) -> None:
+        self.free = n
+        self._waiters: list[tuple[int, int, asyncio.Future[None]]] = []
+        self._seq = itertools.count()
+
+    async def acquire(self, urgent: bool = False) -> None:
+        if self.free > 0 and not self._waiters:
+            self.free -= 1
+            return
+        fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        heapq.heappush(self._waiters, (0 if urgent else 1, next(self._seq), fut))
+        try:
+            await fut
+        except asyncio.CancelledError:
+            if fut.done() and not fut.cancelled():
+                self.release()  # handed a slot just as the wait was cancelled: pass it on
+            raise
+
+    def release(self) -> None:
+        while self._waiters:
+            _, _, fut = heapq.heappop(self._waiters)
+            if not fut.done():
+                fut.set_result(None)
+                return
+        self.free += 1
+
+
+class HostGate:
+    def __init__(self, per_host: int, slow_per_host: int, min_interval: float) -> None:
+        self.normal = Slots(per_host)
+        self.slow_free = slow_per_host
+        self.min_interval = min_interval
+        self._lock = asyncio.Lock()
+        self._next = 0.0
+        self.pending = 0  # pages of this host not yet finished (the checker closes idle connections at 0)
+
+    async def pace(self) -> None:
+        if self.min_interval <= 0 and self._next == 0.0:
+            return
+        loop = asyncio.get_running_loop()
+        async with self._lock:
+            wait = self._next - loop.time()
+            if wait > 0:
+                await asyncio.sleep(wait)
+            self._next = loop.time() + self.min_interval
+
+    def hold(self, seconds: float) -> None:
+        """Make the next request to this host wait at least ``seconds`` from now (Retry-After)."""
+        self._next = max(self._next, asyncio.get_running_loop().time() + seconds)
+
+
+class Held:
+    """What one page holds while it works: a host slot (normal or slow) and a global slot."""
+
+    def __init__(self, gate: HostGate, global_slots: Slots) -> None:
+        self.gate = gate
+        self.global_slots = global_slots
+        self.lane: str = ""  # "", "normal" or "slow"
+
+    async def acquire(self, urgent: bool) -> None:
+        await self.gate.normal.acquire(urgent)
+        try:
+            await self.global_slots.acquire(urgent)
+        except BaseException:
+            self.gate.normal.release()
+            raise
+        self.lane = "normal"
+
+    def demote(self) -> bool:
+        """Move to the slow lane if a slow slot is free; the normal slot goes to the next page."""
+        if self.lane != "normal" or self.gate.slow_free <= 0:
+            return False
+        self.gate.slow_free -= 1
+        self.gate.normal.release()
+        self.global_slots.release()
+        self.lane = "slow"
+        return True
+
+    def release(self) -> None:
+        if not self.lane:
+            return
+        if self.lane == "slow":
+            self.gate.slow_free += 1
+        else:
+            self.gate.normal.release()
+            self.global_slots.release()
+        self.lane = ""
