@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 import trustme
-from links_servers import Server, SilentServer
+from links_servers import ResetServer, Server, SilentServer
 
 
 @pytest.fixture(scope="session")
@@ -62,5 +62,12 @@ def wrong_host_https(ca: trustme.CA) -> Iterator[Server]:
 @pytest.fixture(scope="session")
 def silent() -> Iterator[SilentServer]:
     server = SilentServer()
+    yield server
+    server.close()
+
+
+@pytest.fixture(scope="session")
+def reset() -> Iterator[ResetServer]:
+    server = ResetServer()
     yield server
     server.close()

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import socket
 import ssl
+import struct
 import threading
 import time
 from collections import Counter
@@ -149,6 +150,9 @@ class _Handler(BaseHTTPRequestHandler):
             with self.server.lock:
                 self.server.in_flight[key] -= 1
             self._send(200, page)
+        elif head == "hang":  # /hang?s=30: reads the request, then says nothing for s seconds
+            self.server.stopping.wait(float(query.get("s", "30")))
+            self.close_connection = True
         elif head == "head405":
             if self.command == "HEAD":
                 self._send(405, headers={"Allow": "GET"})
@@ -215,6 +219,36 @@ class Server:
         self.httpd.stopping.set()
         self.httpd.shutdown()
         self.httpd.server_close()
+
+
+class ResetServer:
+    """Accepts each TCP connection and resets it at once (SO_LINGER 0), before any answer."""
+
+    def __init__(self) -> None:
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(128)
+        self.port = self.sock.getsockname()[1]
+        self.accepted = 0
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+
+    def _serve(self) -> None:
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return  # closed
+            self.accepted += 1
+            conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            conn.close()
+
+    def url(self, path: str = "/") -> str:
+        return f"http://127.0.0.1:{self.port}{path}"
+
+    def close(self) -> None:
+        self.sock.shutdown(socket.SHUT_RDWR)
+        self.sock.close()
 
 
 class SilentServer:
