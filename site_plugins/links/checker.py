@@ -26,7 +26,6 @@ For each page (URLs that differ only in their ``#fragment`` share one fetch):
 from __future__ import annotations
 
 import asyncio
-import codecs
 import contextlib
 import datetime as dt
 import random
@@ -39,7 +38,7 @@ from urllib.parse import urljoin, urlsplit, urlunsplit
 import httpx
 
 from site_plugins.links.evidence import Hop
-from site_plugins.links.htmlscan import AnchorScanner, FragmentState, find_fragment
+from site_plugins.links.htmlscan import FragmentState, read_anchors
 from site_plugins.links.pool import HostPool, PooledTransport
 from site_plugins.links.pool import host_key as pool_key
 from site_plugins.links.schedule import Held, HostGate, Slots
@@ -430,31 +429,5 @@ class Checker:
     async def _anchors(self, response: httpx.Response, fragments: set[str],
                        ) -> dict[str, tuple[FragmentState, str]]:
         ctype = response.headers.get("content-type", "").split(";")[0].strip().lower()
-        if ctype and ctype not in ("text/html", "application/xhtml+xml"):
-            why = f"fragments are only checked on HTML pages, and this is {ctype}"
-            return {f: ("cannot verify", why) for f in fragments}
-        try:
-            decoder = codecs.getincrementaldecoder(response.charset_encoding or "utf-8")(errors="replace")
-        except LookupError:
-            decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
-        scanner = AnchorScanner()
-        cap = self.settings.max_body
-        read = 0
-        truncated: int | None = None
-        complete = False
-        async for chunk in response.aiter_bytes():
-            if read + len(chunk) > cap:
-                chunk = chunk[: cap - read]
-                truncated = cap
-            read += len(chunk)
-            scanner.feed(decoder.decode(chunk))
-            if all(scanner.has(f) for f in fragments):
-                break
-            if truncated is not None:
-                break
-        else:
-            scanner.feed(decoder.decode(b"", final=True))
-            scanner.close()
-            complete = True
-        return {f: find_fragment(scanner, f, complete=complete or truncated is not None, truncated_at=truncated)
-                for f in fragments}
+        return await read_anchors(response.aiter_bytes(), ctype, response.charset_encoding, fragments,
+                                  self.settings.max_body)

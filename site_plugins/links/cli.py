@@ -76,16 +76,23 @@ def _parser() -> argparse.ArgumentParser:
     n.add_argument("--timeout", type=float, default=s.timeout, metavar="S",
                    help=f"per operation (default {s.timeout:g})")
     n.add_argument("--deadline", type=float, default=s.deadline, metavar="S",
-                   help=f"per URL, all tries included (default {s.deadline:g})")
+                   help="per URL, from its first request to its verdict: all tries, waits and the second pass "
+                        f"(default {s.deadline:g})")
     n.add_argument("--retries", type=int, default=s.retries, metavar="N", help=f"default {s.retries}")
     n.add_argument("--concurrency", type=int, default=s.concurrency, metavar="N",
                    help=f"pages in flight (default {s.concurrency})")
     n.add_argument("--per-host", type=int, default=s.per_host, metavar="N",
                    help=f"pages in flight per host (default {s.per_host})")
+    n.add_argument("--slow-after", type=float, default=s.slow_after, metavar="S",
+                   help="a request in flight this long moves to a slow slot, freeing its host's slot "
+                        f"(default {s.slow_after:g})")
+    n.add_argument("--slow-per-host", type=int, default=s.slow_per_host, metavar="N",
+                   help=f"slow slots per host (default {s.slow_per_host})")
     n.add_argument("--min-interval", type=float, default=s.min_interval, metavar="S",
                    help=f"between requests to one host (default {s.min_interval:g})")
     n.add_argument("--second-pass-delay", type=float, default=s.second_pass_delay, metavar="S",
-                   help=f"before rechecking transient failures (default {s.second_pass_delay:g})")
+                   help="between a URL's first pass and its second, if still transient; the first pass gets half "
+                        f"of what the deadline leaves after it (default {s.second_pass_delay:g})")
     n.add_argument("--retry-after-cap", type=float, default=s.retry_after_cap, metavar="S",
                    help=f"longest Retry-After honoured (default {s.retry_after_cap:g})")
     n.add_argument("--max-body", type=int, default=s.max_body, metavar="BYTES",
@@ -234,10 +241,11 @@ def _check(args: argparse.Namespace) -> int:
         raise _UsageError("gloss links: URLs given with --offline; the offline check uses recorded evidence only")
     if args.require_evidence and not args.offline:
         raise _UsageError("gloss links: --require-evidence goes with --offline")
-    for name in ("timeout", "deadline", "concurrency", "per_host", "max_body"):
+    for name in ("timeout", "deadline", "concurrency", "per_host", "max_body", "slow_after"):
         if getattr(args, name) <= 0:
             raise _UsageError(f"gloss links: --{name.replace('_', '-')} must be positive")
-    for name in ("retries", "min_interval", "second_pass_delay", "retry_after_cap", "recheck_after"):
+    for name in ("retries", "min_interval", "second_pass_delay", "retry_after_cap", "recheck_after",
+                 "slow_per_host"):
         if getattr(args, name) < 0:
             raise _UsageError(f"gloss links: --{name.replace('_', '-')} must not be negative")
     import re
@@ -252,6 +260,7 @@ def _check(args: argparse.Namespace) -> int:
     evidence_path = _evidence_path(args, root, project)
     settings = Settings(timeout=args.timeout, deadline=args.deadline, retries=args.retries,
                         concurrency=args.concurrency, per_host=args.per_host, min_interval=args.min_interval,
+                        slow_after=args.slow_after, slow_per_host=args.slow_per_host,
                         second_pass_delay=args.second_pass_delay, retry_after_cap=args.retry_after_cap,
                         max_body=args.max_body, ca_bundle=args.ca_bundle)
     cfg = Config(root=root, evidence_path=evidence_path, evidence_display=_display(evidence_path, root),

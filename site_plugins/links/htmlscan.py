@@ -11,8 +11,9 @@ Two readers over one tokenizer:
 
 from __future__ import annotations
 
+import codecs
 import re
-from collections.abc import Iterable
+from collections.abc import AsyncIterator, Iterable
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from typing import Literal
@@ -109,6 +110,39 @@ def find_fragment(scan: AnchorScanner, fragment: str, *, complete: bool = True,
     if truncated_at is not None:
         return "cannot verify", f"not in the first {truncated_at:,} bytes (the body cap); the rest was not read"
     return "missing", ""
+
+
+async def read_anchors(chunks: AsyncIterator[bytes], ctype: str, charset: str | None, fragments: set[str],
+                       cap: int) -> dict[str, tuple[FragmentState, str]]:
+    """Read a remote page's body (at most ``cap`` bytes, stopping once every fragment is found) and say
+    where each fragment stands."""
+    if ctype and ctype not in ("text/html", "application/xhtml+xml"):
+        why = f"fragments are only checked on HTML pages, and this is {ctype}"
+        return {f: ("cannot verify", why) for f in fragments}
+    try:
+        decoder = codecs.getincrementaldecoder(charset or "utf-8")(errors="replace")
+    except LookupError:
+        decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    scanner = AnchorScanner()
+    read = 0
+    truncated: int | None = None
+    complete = False
+    async for chunk in chunks:
+        if read + len(chunk) > cap:
+            chunk = chunk[: cap - read]
+            truncated = cap
+        read += len(chunk)
+        scanner.feed(decoder.decode(chunk))
+        if all(scanner.has(f) for f in fragments):
+            break
+        if truncated is not None:
+            break
+    else:
+        scanner.feed(decoder.decode(b"", final=True))
+        scanner.close()
+        complete = True
+    return {f: find_fragment(scanner, f, complete=complete or truncated is not None, truncated_at=truncated)
+            for f in fragments}
 
 
 # --- built pages of our own site ------------------------------------------------------------------

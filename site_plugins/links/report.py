@@ -48,6 +48,9 @@ def render_text(report: Report, *, color: bool = False, width: int = 100) -> str
     console = Console(file=out, width=width, force_terminal=color, no_color=not color, highlight=False,
                       soft_wrap=True)
     style = {"error": "bold red", "warning": "yellow", "note": "cyan"}
+    if report.headline:
+        console.print(f"[bold red]{report.headline}[/]", markup=True)
+        console.print()
     for f in _sorted(report.findings):
         console.print(f"[{style[f.level]}]{f.level}[/]: {f.problem}", markup=True, emoji=False)
     if report.findings:
@@ -65,8 +68,6 @@ def render_text(report: Report, *, color: bool = False, width: int = 100) -> str
         else:
             console.print(f"{report.evidence_display}: unchanged ({_plural(len(report.evidence), 'record')})")
         console.print(f"requests sent: {report.requests}")
-    if report.headline:
-        console.print(f"[bold red]{report.headline}[/]", markup=True)
     console.print(tally(report))
     return out.getvalue()
 
@@ -95,6 +96,8 @@ def render_json(report: Report) -> str:
                          "elapsed_s": round(r.elapsed, 3)})
         elif url in report.fresh:
             item["verdict"] = "skipped (fresh evidence)"
+        elif url in report.not_checked:
+            item["verdict"] = "not checked (no network)"
         urls.append(item)
     doc = {
         "tool": "gloss links check",
@@ -114,33 +117,43 @@ def render_json(report: Report) -> str:
 
 
 def render_junit(report: Report) -> str:
+    """One test case per URL, with every page that cites it; one per site problem without a URL."""
     suite = ET.Element("testsuite", name=f"gloss links check ({report.mode})")
     by_url: dict[str | None, list[Finding]] = {}
     for f in report.findings:
         by_url.setdefault(f.url, []).append(f)
     tests = failures = skipped = 0
 
-    def case(name: str, path: str, line: int, findings: list[Finding], seconds: float = 0.0) -> None:
+    def case(name: str, path: str, line: int, findings: list[Finding], cited: list[str],
+             seconds: float = 0.0) -> None:
         nonlocal tests, failures, skipped
         tests += 1
         tc = ET.SubElement(suite, "testcase", classname=path, name=name, file=path, line=str(line),
                            time=f"{seconds:.3f}")
         errs = [f for f in findings if f.level == "error"]
         rest = [f for f in findings if f.level != "error"]
+        # One message per distinct problem (the same URL cited on five pages is one problem), then the
+        # places that cite it.
+        where = "\n".join(f"cited at {c}" for c in cited)
         if errs:
             failures += 1
-            el = ET.SubElement(tc, "failure", type=errs[0].verdict or "error", message=errs[0].problem.problem)
-            el.text = "\n".join(str(f.problem) for f in errs)
+            first = errs[0].problem
+            el = ET.SubElement(tc, "failure", type=errs[0].verdict or "error", message=first.problem)
+            el.text = "\n".join([*dict.fromkeys(f"{f.problem.problem}; {f.problem.remedy}" for f in errs), where])
         elif rest:
             skipped += 1
-            el = ET.SubElement(tc, "skipped", message="; ".join(f"{f.level}: {f.problem.problem}" for f in rest))
+            msgs = dict.fromkeys(f"{f.level}: {f.problem.problem}" for f in rest)
+            ET.SubElement(tc, "skipped", message="; ".join(msgs))
+        if cited:
+            ET.SubElement(tc, "system-out").text = where
 
     for url, cites in report.citations.items():
         r = report.results.get(url)
         first = cites[0]
-        case(url, first.path, first.line, by_url.get(url, []), r.elapsed if r else 0.0)
+        case(url, first.path, first.line, by_url.get(url, []), [f"{c.path}:{c.line}" for c in cites],
+             r.elapsed if r else 0.0)
     for f in by_url.get(None, []):
-        case(f.problem.problem, f.problem.path, f.problem.line, [f])
+        case(f.problem.problem, f.problem.path, f.problem.line, [f], [])
     suite.set("tests", str(tests))
     suite.set("failures", str(failures))
     suite.set("errors", "0")
@@ -159,15 +172,20 @@ def _esc(text: str, prop: bool = False) -> str:
 
 
 def render_github(report: Report) -> str:
-    """GitHub Actions workflow commands: each finding becomes an annotation on its file and line."""
+    """GitHub Actions workflow commands: each finding becomes an annotation on its Markdown file and line
+    (a finding on a built page, which is not in the repository, becomes an annotation without a file)."""
     kind = {"error": "error", "warning": "warning", "note": "notice"}
     lines = []
-    for f in _sorted(report.findings):
-        p = f.problem
-        where = f"file={_esc(p.path, True)}" + (f",line={p.line}" if p.line else "")
-        lines.append(f"::{kind[f.level]} {where},title=gloss links::{_esc(f'{p.problem}; {p.remedy}')}")
     if report.headline:
         lines.append(f"::error title=gloss links::{_esc(report.headline)}")
+    for f in _sorted(report.findings):
+        p = f.problem
+        if f.in_repo:
+            where = f"file={_esc(p.path, True)}" + (f",line={p.line}" if p.line else "") + ","
+            text = f"{p.problem}; {p.remedy}"
+        else:
+            where, text = "", str(p)
+        lines.append(f"::{kind[f.level]} {where}title=gloss links::{_esc(text)}")
     lines.append(tally(report))
     return "\n".join(lines) + "\n"
 

@@ -34,9 +34,10 @@ Origin = Literal["source", "page", "argument"]
 @dataclass(frozen=True)
 class Citation:
     url: str
-    path: str
+    path: str  # the Markdown source and line where the URL was written, when known
     line: int
     origin: Origin
+    in_repo: bool = True  # False: path is a built page (a link from a template or a generated page)
 
 
 @dataclass(frozen=True)
@@ -45,6 +46,7 @@ class Finding:
     problem: Problem
     url: str | None = None
     verdict: str | None = None
+    in_repo: bool = True  # the problem's path is a repository file (GitHub can annotate it)
 
     def __str__(self) -> str:
         return f"{self.level}: {self.problem}"
@@ -84,7 +86,8 @@ class Report:
     evidence: ev.Evidence = field(default_factory=ev.Evidence)
     evidence_display: str = ev.DEFAULT_PATH
     evidence_written: int = 0  # records added or refreshed
-    headline: str = ""  # one line that matters more than the rest (e.g. no network)
+    headline: str = ""  # one line that matters more than the rest (e.g. no network), shown first
+    not_checked: list[str] = field(default_factory=list)  # URLs that no server was reached for (no network)
     elapsed: float = 0.0
     exit_code: int = 0
     requests: int = 0
@@ -154,8 +157,9 @@ def _site_check(cfg: Config, report: Report) -> list[Citation]:
         return []
     if not cfg.site_dir.is_dir():
         problem = Problem(cfg.site_display, 0, "there is no built site here, so internal links and the links in "
-                                               "pages were not checked", "build it first ('make site')")
-        if cfg.site_required:
+                                               "pages were not checked",
+                          "build it first ('make site'), or pass --no-site to check only the sources")
+        if cfg.site_required or cfg.offline:
             raise EnvironmentProblem([problem])
         report.findings.append(Finding("warning", problem))
         return []
@@ -166,8 +170,9 @@ def _site_check(cfg: Config, report: Report) -> list[Citation]:
     report.summary["pages scanned"] = result.pages
     report.summary["internal links checked"] = result.internal
     report.summary["internal links broken"] = len(result.problems)
-    report.findings += [Finding("error", p) for p in result.problems]
-    return [Citation(url, path, line, "page") for url, path, line in result.external]
+    built = f"{cfg.site_display}/"
+    report.findings += [Finding("error", p, in_repo=not p.path.startswith(built)) for p in result.problems]
+    return [Citation(url, at.path, at.line, "page", at.in_repo) for url, at in result.external]
 
 
 def _offline(cfg: Config, report: Report, now: dt.datetime) -> None:
@@ -213,6 +218,16 @@ def _online(cfg: Config, report: Report, now: dt.datetime, on_total: Callable[[i
         if ev.save(cfg.evidence_path, report.evidence):
             report.evidence_written = len(good)
 
+    offline = _no_network(results)
+    if offline:
+        # One clear line, first, instead of every URL "broken" by the same missing network.
+        report.headline = offline
+        report.exit_code = 2
+        report.not_checked, report.results = list(results), {}
+        report.summary = {"URLs not checked (no network)": len(results),
+                          "URLs skipped (fresh evidence)": len(report.fresh),
+                          "URLs excluded": len(report.excluded), **report.summary}
+        return
     for url, r in results.items():
         report.findings += _findings(r, report.citations[url], evidence.last_ok(url), cfg)
     counts = {v: 0 for v in ("ok", "broken", "blocked", "transient", "cannot verify")}
@@ -221,13 +236,6 @@ def _online(cfg: Config, report: Report, now: dt.datetime, on_total: Callable[[i
     report.summary = {**{f"URLs {k}": n for k, n in counts.items()},
                       "URLs skipped (fresh evidence)": len(report.fresh),
                       "URLs excluded": len(report.excluded), **report.summary}
-
-    offline = _no_network(results)
-    if offline:
-        # One clear line instead of every URL "broken" by the same missing network.
-        report.headline = offline
-        report.findings = [f for f in report.findings if f.url not in results]
-        report.exit_code = 2
 
 
 def _no_network(results: dict[str, Result]) -> str:
@@ -252,17 +260,18 @@ def _findings(r: Result, cites: list[Citation], last: ev.Record | None, cfg: Con
                    "fix the anchor, or cite the page without it" if r.kind == "anchor" else
                    "fix the address, or replace the source")
             if c.origin == "page":
-                fix = "fix the link in the page's source, then rebuild the site"
+                fix = ("fix the link, then rebuild the site" if c.in_repo else
+                       "fix the link in the template or plugin that writes it, then rebuild the site")
             out.append(Finding("error", Problem(c.path, c.line, f"{r.url} is broken: {r.reason}", fix),
-                               r.url, r.verdict))
+                               r.url, r.verdict, c.in_repo))
         elif r.verdict in ("blocked", "transient"):
             what = "refused the check" if r.verdict == "blocked" else "did not answer reliably"
             fix = (f"open it in a browser to confirm it works; its evidence ages out after {cfg.max_age_days} days"
                    if r.verdict == "blocked" else "nothing to do if it passes on the next scheduled run")
             out.append(Finding("warning", Problem(c.path, c.line, f"{r.url} {what} ({r.reason}), {since}", fix),
-                               r.url, r.verdict))
+                               r.url, r.verdict, c.in_repo))
         elif r.verdict == "cannot verify":
             out.append(Finding("note", Problem(c.path, c.line, f"{r.url}: {r.reason}",
                                                "the page itself is fine; check the anchor in a browser"),
-                               r.url, r.verdict))
+                               r.url, r.verdict, c.in_repo))
     return out

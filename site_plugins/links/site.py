@@ -5,6 +5,10 @@ links, root-relative links under the site's base path, and absolute links under 
 links must name an existing file (directory URLs mean their ``index.html``) and, with a ``#fragment``,
 an element id (or ``<a name>``) on that page. External ``http(s)`` links of ``<a>`` and ``<area>`` are
 what the online check fetches. Pure over the files; no network.
+
+Every finding points at the Markdown file and line the link came from, when the page has a Markdown
+source and the link can be found in it (the link as written, its ``#fragment``, or the page it names);
+otherwise (a generated page, a template) at the built page, marked as not a repository file.
 """
 
 from __future__ import annotations
@@ -21,11 +25,60 @@ _FAKE_ORIGIN = "http://gloss-site.invalid"  # stands for our own site when site_
 
 
 @dataclass(frozen=True)
+class Located:
+    """Where a link was written: ``path:line`` in the repository, or in the built site if not found there."""
+
+    path: str
+    line: int
+    in_repo: bool
+
+
+@dataclass(frozen=True)
 class SiteCheck:
     pages: int  # HTML pages scanned
     internal: int  # internal links checked
-    problems: list[Problem]  # broken internal links and anchors, one per distinct problem
-    external: list[tuple[str, str, int]]  # (url, page path, line) of every external <a href>
+    problems: list[Problem]  # broken internal links and anchors, one per distinct problem; at the Markdown
+    #                          line, or at the built page (a path under the site folder) if not found there
+    external: list[tuple[str, Located]]  # every external <a href>, where it was written
+
+
+class _Sources:
+    """The Markdown sources of built pages, read once each, to find the line a link was written on."""
+
+    def __init__(self, root: Path | None, docs_dir: str) -> None:
+        self.root = root
+        self.docs_dir = docs_dir
+        self._lines: dict[str, list[str]] = {}
+
+    def locate(self, source: str | None, href: str, built: str, built_line: int) -> Located:
+        if source is None or self.root is None:
+            return Located(built, built_line, False)
+        lines = self._lines.get(source)
+        if lines is None:
+            try:
+                text = (self.root / source).read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                text = ""
+            lines = self._lines[source] = text.splitlines()
+        for needle in _needles(href):
+            for n, line in enumerate(lines, 1):
+                if needle in line:
+                    return Located(source, n, True)
+        return Located(built, built_line, False)
+
+
+def _needles(href: str) -> list[str]:
+    """What a built link looks like in Markdown, most specific first."""
+    out = [href]
+    parts = urlsplit(href)
+    if parts.fragment:
+        out.append("#" + parts.fragment)
+    segs = [s for s in parts.path.split("/") if s and s not in (".", "..")]
+    if segs and not parts.netloc:
+        last = segs[-1].removesuffix(".html")
+        if last != "index":
+            out += [f"{last}.md", f"{last}/"]
+    return out
 
 
 def scan_site(site_dir: Path) -> dict[str, PageScan]:
@@ -66,8 +119,9 @@ def check_site(site_dir: Path, *, display: str, site_url: str = "", root: Path |
     origin, prefix = _origin_and_prefix(site_url)
     first: dict[str, Problem] = {}
     also: dict[str, int] = {}
-    external: list[tuple[str, str, int]] = []
+    external: list[tuple[str, Located]] = []
     internal = 0
+    sources = _Sources(root, docs_dir)
     for rel, scan in pages.items():
         base = f"{origin}{prefix}{rel}"
         if scan.base:
@@ -75,7 +129,7 @@ def check_site(site_dir: Path, *, display: str, site_url: str = "", root: Path |
         where = f"{display}/{rel}"
         source = _source_of(rel, root, docs_dir)
         fix = (f"fix the link in {source} (or the template that renders it), then rebuild the site" if source
-               else "fix the link in the page's source or template, then rebuild the site")
+               else "fix the link in the template or plugin that generates this page, then rebuild the site")
         for link in scan.links:
             href = link.url
             scheme = urlsplit(href).scheme.lower()
@@ -88,7 +142,7 @@ def check_site(site_dir: Path, *, display: str, site_url: str = "", root: Path |
             here = f"{parts.scheme}://{parts.netloc.lower()}"
             if here != origin:
                 if link.tag in ("a", "area"):
-                    external.append((target, where, link.line))
+                    external.append((target, sources.locate(source, href, where, link.line)))
                 continue
             internal += 1
             what = _resolve(site_dir, pages, prefix, parts.path, parts.fragment, href, display)
@@ -97,7 +151,12 @@ def check_site(site_dir: Path, *, display: str, site_url: str = "", root: Path |
                 if what in first:
                     also[what] = also.get(what, 0) + 1
                 else:
-                    first[what] = Problem(where, link.line, what, fix)
+                    at = sources.locate(source, href, where, link.line)
+                    if at.in_repo:
+                        first[what] = Problem(at.path, at.line, f"{what} (built into {where}:{link.line})",
+                                              "fix the link, then rebuild the site")
+                    else:
+                        first[what] = Problem(at.path, at.line, what, fix)
     problems = []
     for key, p in first.items():
         n = also.get(key, 0)

@@ -90,25 +90,56 @@ def test_offline_finds_broken_internal_links_in_a_real_build(tmp_path: Path,
     build_site(root)
     code, out, _ = run(capsys, "check", "--offline", "--root", root)
     assert code == 1
-    fix = "fix the link in content/index.md (or the template that renders it), then rebuild the site"
     errors = lines(out, "error:")
     assert len(errors) == 2, out
-    assert errors[0].startswith("error: site/index.html:")
-    assert errors[0].endswith(": link 'gone/' points to site/gone/index.html, which does not exist; " + fix)
-    assert errors[1].endswith(": link 'terms/tiling/#no-such-heading' points to #no-such-heading, which is not "
-                              "an id on site/terms/tiling/index.html; " + fix)
+    # Reported at the Markdown line the link was written on, with the built page named for reference.
+    assert re.fullmatch(r"error: content/index\.md:3: link 'gone/' points to site/gone/index\.html, which does "
+                        r"not exist \(built into site/index\.html:\d+\); fix the link, then rebuild the site",
+                        errors[0]), errors[0]
+    assert re.fullmatch(r"error: content/index\.md:3: link 'terms/tiling/#no-such-heading' points to "
+                        r"#no-such-heading, which is not an id on site/terms/tiling/index\.html \(built into "
+                        r"site/index\.html:\d+\); fix the link, then rebuild the site", errors[1]), errors[1]
+
+    code, out, _ = run(capsys, "check", "--offline", "--root", root, "--format", "github")
+    annotations = [ln for ln in out.splitlines() if ln.startswith("::error")]
+    assert [a.split("title=")[0] for a in annotations] == ["::error file=content/index.md,line=3,"] * 2
 
 
 def test_missing_site(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     root = tiny(tmp_path)
-    code, out, _ = run(capsys, "check", "--offline", "--root", root)
-    assert code == 0
-    assert ("warning: site:0: there is no built site here, so internal links and the links in pages were not "
-            "checked; build it first ('make site')") in out
+    remedy = "build it first ('make site'), or pass --no-site to check only the sources"
+    code, out, err = run(capsys, "check", "--offline", "--root", root)
+    assert (code, out) == (2, "")
+    assert err == ("error: site:0: there is no built site here, so internal links and the links in pages were "
+                   f"not checked; {remedy}\n")
     code, _, err = run(capsys, "check", "--offline", "--root", root, "--site-dir", root / "nowhere")
     assert code == 2
     assert err == ("error: nowhere:0: there is no built site here, so internal links and the links in pages "
-                   "were not checked; build it first ('make site')\n")
+                   f"were not checked; {remedy}\n")
+    code, out, _ = run(capsys, "check", "--offline", "--root", root, "--no-site")
+    assert code == 0, out
+
+
+def test_junit_lists_each_url_once_with_every_page_that_cites_it(tmp_path: Path,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    files = project()
+    files["content/terms/bank-conflict.md"] = files["content/terms/bank-conflict.md"].replace(
+        "definition: A bank conflict serialises shared-memory accesses.\n",
+        "definition: A bank conflict serialises shared-memory accesses.\n"
+        "sources:\n  - title: The same guide\n    url: https://example.org/guide\n")
+    root = make_site(tmp_path, files, plugin_options="preview: true")
+    out_file = tmp_path / "links.xml"
+    code, _, _ = run(capsys, "check", "--offline", "--no-site", "--root", root, "--format", "junit",
+                     "--output", out_file)
+    assert code == 0
+    suites = ET.fromstring(out_file.read_text(encoding="utf-8"))
+    cases = suites.findall("./testsuite/testcase")
+    assert [c.get("name") for c in cases] == ["https://example.org/guide"]
+    skipped = cases[0].find("skipped")
+    assert skipped is not None
+    assert skipped.get("message") == "warning: source https://example.org/guide has not been checked yet"
+    assert cases[0].findtext("system-out") == ("cited at content/terms/bank-conflict.md:5\n"
+                                               "cited at content/terms/tiling.md:9")
 
 
 def test_unreadable_evidence_is_an_environment_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -234,8 +265,10 @@ def test_no_network_fails_fast_and_clearly(tmp_path: Path, capsys: pytest.Captur
     elapsed = time.monotonic() - started
     assert code == 2
     assert lines(out, "error:") == []  # one clear line, not every URL "broken"
-    assert ("no network: all 2 URLs on 2 hosts failed before any server answered (e.g. DNS lookup failed: "
-            in out)
+    assert out.startswith("no network: all 2 URLs on 2 hosts failed before any server answered (e.g. DNS lookup "
+                          "failed: ")  # said first
+    assert re.search(r"│ URLs not checked \(no network\) +│ +2 │", out)
+    assert "broken" not in out
     assert "the online check needs internet access. Without it, run 'gloss links check --offline'" in out
     assert elapsed < 5.0  # the deadline; in practice a DNS failure answers at once
     assert not (tmp_path / "links-evidence.json").exists()  # nothing to record, nothing written

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from site_plugins.links.htmlscan import AnchorScanner, find_fragment, scan_page
-from site_plugins.links.site import check_site
+from site_plugins.links.site import Located, check_site
 
 
 def write(root: Path, files: dict[str, str]) -> None:
@@ -49,24 +49,29 @@ def site_files(up: str = "") -> dict[str, str]:
 def test_internal_links_and_anchors(tmp_path: Path) -> None:
     site = tmp_path / "site"
     write(site, site_files())
-    write(tmp_path, {"content/terms/tiling.md": "x", "content/index.md": "x"})
+    write(tmp_path, {"content/terms/tiling.md": "x", "content/index.md": (
+        "# Home\n\nSee [tiling](terms/tiling.md#no-such) and\n![a figure](assets/missing.png).\n"
+        "[The guide](https://example.org/guide#part)\n")})
     result = check_site(site, display="site", root=tmp_path)
     assert result.pages == 3
     got = [str(p) for p in result.problems]
     fix_index = "fix the link in content/index.md (or the template that renders it), then rebuild the site"
     fix_tiling = "fix the link in content/terms/tiling.md (or the template that renders it), then rebuild the site"
+    fix = "fix the link, then rebuild the site"
     assert got == [
+        # Found in the Markdown: reported at its line there (by its fragment, by the link as written).
+        "content/index.md:3: link 'terms/tiling/#no-such' points to #no-such, which is not an id on "
+        "site/terms/tiling/index.html (built into site/index.html:4); " + fix,
+        "content/index.md:4: link 'assets/missing.png' points to site/assets/missing.png, which does not exist "
+        "(built into site/index.html:10); " + fix,
+        # Not in the Markdown (the navigation comes from a template): reported at the built page.
         "site/index.html:2: link 'gone/' points to site/gone/index.html, which does not exist; " + fix_index,
-        "site/index.html:4: link 'terms/tiling/#no-such' points to #no-such, which is not an id on "
-        "site/terms/tiling/index.html; " + fix_index,
-        "site/index.html:10: link 'assets/missing.png' points to site/assets/missing.png, which does not exist; "
-        + fix_index,
         "site/terms/tiling/index.html:2: link '../../gone/' points to site/gone/index.html, which does not exist; "
         + fix_tiling,
         "site/terms/tiling/index.html:4: link '../bank-conflict/' points to site/terms/bank-conflict/index.html, "
         "which does not exist; " + fix_tiling,
     ]
-    assert result.external == [("https://example.org/guide#part", "site/index.html", 8)]
+    assert result.external == [("https://example.org/guide#part", Located("content/index.md", 5, True))]
 
 
 def test_the_same_broken_template_link_is_reported_once(tmp_path: Path) -> None:
@@ -75,7 +80,8 @@ def test_the_same_broken_template_link_is_reported_once(tmp_path: Path) -> None:
     write(site, {f"p{i}/index.html": f"<html><body>{nav}</body></html>" for i in range(4)})
     got = [str(p) for p in check_site(site, display="site").problems]
     assert got == ["site/p0/index.html:1: link '/missing/' points to site/missing/index.html, which does not exist "
-                   "(and 3 more links like it); fix the link in the page's source or template, then rebuild the site"]
+                   "(and 3 more links like it); fix the link in the template or plugin that generates this page, "
+                   "then rebuild the site"]
 
 
 def test_site_url_with_a_base_path(tmp_path: Path) -> None:
