@@ -191,8 +191,9 @@ def prepare(root: Path, docs_dir: str = "content", *, preview: bool = False,
 
     terms = [e for e in shown.values() if e.kind == "term"]
     lessons = [e for e in shown.values() if e.kind == "lesson"]
-    build.pages[GLOSSARY_INDEX] = render.render_glossary_index(GLOSSARY_INDEX, terms, pending("term"))
-    build.pages[LESSON_INDEX] = render.render_lesson_index(LESSON_INDEX, lessons, pending("lesson"))
+    build.pages[GLOSSARY_INDEX] = render.render_glossary_index(GLOSSARY_INDEX, terms, pending("term"),
+                                                                preview=preview)
+    build.pages[LESSON_INDEX] = render.render_lesson_index(LESSON_INDEX, lessons, pending("lesson"), preview=preview)
     build.pages[MEASUREMENTS_PAGE] = measured.measurements_page(view, embedded_by)
     for file, text in build.code_files.items():
         language = "cuda" if PurePosixPath(file).suffix in (".cu", ".cuh") else "text"

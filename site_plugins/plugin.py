@@ -19,9 +19,10 @@ from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import File, Files
+from mkdocs.structure.nav import Navigation
 from mkdocs.structure.pages import Page
 
-from site_plugins import measured, pipeline, render
+from site_plugins import measured, navorder, pipeline, render
 from site_plugins.content import source_urls
 from site_plugins.links import evidence
 
@@ -93,6 +94,11 @@ class GlossPlugin(BasePlugin[GlossConfig]):
                 if files.get_file_from_path(uri) is None:
                     files.append(File.generated(config, uri, abs_src_path=str(asset)))
         return files
+
+    def on_nav(self, nav: Navigation, /, *, config: MkDocsConfig, files: Files) -> Navigation:
+        if self.build is None:
+            raise PluginError("gloss: on_nav before on_files")
+        return navorder.arrange(nav, navorder.labels(self.build.content))
 
     def on_page_markdown(self, markdown: str, /, *, page: Page, config: MkDocsConfig, files: Files) -> str:
         build = self.build

@@ -162,10 +162,10 @@ def render_byline(state: EntryState, last_checked: str | None, any_sources: bool
             f'<p class="gloss-byline-note">{PENDING_SENTENCE}</p>\n')
 
 
-def render_glossary_index(index_uri: str, terms: Sequence[Entry], pending: int) -> str:
+def render_glossary_index(index_uri: str, terms: Sequence[Entry], pending: int, *, preview: bool = False) -> str:
     out = ["# Glossary\n\n", "Every term with its one-line definition, A to Z.\n\n"]
     if pending:
-        out.append(_pending_note(pending, "term"))
+        out.append(_pending_note(pending, "term", preview))
     letter = ""
     for t in sorted(terms, key=lambda e: _sort_key(e)):
         first = _sort_key(t)[0][:1].upper()
@@ -179,22 +179,22 @@ def render_glossary_index(index_uri: str, terms: Sequence[Entry], pending: int) 
 
 
 def _short_name(term: Entry) -> str:
-    """'What is tiling in CUDA?' -> 'Tiling'; falls back to the slug in words."""
+    """'What is tiling in CUDA?' -> 'tiling'; falls back to the slug in words."""
     import re
 
     m = re.match(r"^What (?:is|are) (?:an? |the )?(.+?)(?: in CUDA)?\?$", term.title)
-    name = m.group(1) if m else term.slug.replace("-", " ")
-    return name[:1].upper() + name[1:]
+    # As written: "cuBLAS", "libcuda.so" and "nvidia-smi" keep their own capitalisation.
+    return m.group(1) if m else term.slug.replace("-", " ")
 
 
 def _sort_key(term: Entry) -> tuple[str, str]:
     return (_short_name(term).lower(), term.slug)
 
 
-def render_lesson_index(index_uri: str, lessons: Sequence[Entry], pending: int) -> str:
+def render_lesson_index(index_uri: str, lessons: Sequence[Entry], pending: int, *, preview: bool = False) -> str:
     out = ["# Lessons\n\n", "The lessons by day, each with what it covers.\n\n"]
     if pending:
-        out.append(_pending_note(pending, "lesson"))
+        out.append(_pending_note(pending, "lesson", preview))
     for lesson in sorted(lessons, key=_day):
         out.append(f"- [{lesson_label(lesson)}]({rel(index_uri, lesson.src_uri)}): {lesson.lede}\n")
     if not lessons:
@@ -202,8 +202,12 @@ def render_lesson_index(index_uri: str, lessons: Sequence[Entry], pending: int) 
     return "".join(out)
 
 
-def _pending_note(pending: int, kind: str) -> str:
+def _pending_note(pending: int, kind: str, preview: bool = False) -> str:
     noun = f"{kind} awaits" if pending == 1 else f"{kind}s await"
+    if preview:  # the drafts are listed below: say so, and that the published site leaves them out
+        it = "it is" if pending == 1 else "they are"
+        return (f'<p class="gloss-pending">Preview: {pending} {noun} sign-off; {it} listed here with the '
+                "published ones and left out of the published site until signed.</p>\n\n")
     return f'<p class="gloss-pending">{pending} {noun} sign-off and {"is" if pending == 1 else "are"} ' \
            "not shown here yet.</p>\n\n"
 
