@@ -10,7 +10,7 @@ MkDocs' navigation objects; pruning and grouping of the terms live elsewhere.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from mkdocs.structure.nav import Navigation, Section
@@ -45,10 +45,13 @@ def folder_label(folder: str) -> str:
     return day_label(int(m.group(1)), rest[:1].upper() + rest[1:]) if rest else f"Day {int(m.group(1))}"
 
 
-def labels(content: Content) -> Labels:
+def labels(content: Content, hidden: Collection[str] = ()) -> Labels:
+    """Labels from the lessons that are shown (``hidden``: docs src_uris left out of this build)."""
     pages: dict[str, str] = {}
     sections: dict[str, str] = {}
     for lesson in content.lessons.values():
+        if lesson.src_uri in hidden:
+            continue
         m = lesson.meta
         assert isinstance(m, LessonMeta)
         label = day_label(m.day, m.title)

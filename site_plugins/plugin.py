@@ -98,7 +98,7 @@ class GlossPlugin(BasePlugin[GlossConfig]):
     def on_nav(self, nav: Navigation, /, *, config: MkDocsConfig, files: Files) -> Navigation:
         if self.build is None:
             raise PluginError("gloss: on_nav before on_files")
-        return navorder.arrange(nav, navorder.labels(self.build.content))
+        return navorder.arrange(nav, navorder.labels(self.build.content, self.build.hidden))
 
     def on_page_markdown(self, markdown: str, /, *, page: Page, config: MkDocsConfig, files: Files) -> str:
         build = self.build
