@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from site_plugins import textfile
 from site_plugins.messages import Problem
 from site_plugins.schema import build, line_of, meta, parse_yaml
 
@@ -94,4 +95,5 @@ def load_nodes(root: Path) -> tuple[dict[str, Node], list[Problem]]:
         return {}, [
             Problem(NODES_PATH, 0, "the node registry is missing", f"create {NODES_PATH} with a 'nodes:' mapping")
         ]
-    return parse_nodes(path.read_text(encoding="utf-8"))
+    text, problems = textfile.read(path, NODES_PATH)
+    return parse_nodes(text) if text is not None else ({}, problems)

@@ -80,6 +80,7 @@ from pathlib import Path
 from measure.expr import ExprError, check_expr, evaluate, expr_names
 from measure.specformat import KINDS, Buffer, Declared, Experiment, Kernel, Size, sha256_file
 from measure.speckernel import DEVICE_SM_COUNT, Context, check_kernel
+from site_plugins import textfile
 from site_plugins.messages import Problem
 from site_plugins.schema import build, line_of, parse_yaml
 
@@ -245,12 +246,20 @@ def load_specs(root: Path) -> tuple[dict[str, Declared], list[Problem]]:
     ceilings: list[Declared] = []
     for spec_file in sorted((root / CODE_DIR).glob(f"*/{SPEC_NAME}")):
         rel = spec_file.relative_to(root).as_posix()
-        text = spec_file.read_text(encoding="utf-8")
+        text, probs = textfile.read(spec_file, rel)
+        if text is None:
+            problems += probs
+            continue
         source_name = _peek_source(text)
-        source_file = spec_file.parent / source_name if source_name else None
-        source_text = (
-            source_file.read_text(encoding="utf-8") if source_file is not None and source_file.is_file() else None
+        source_file = spec_file.parent / source_name if source_name and "/" not in source_name else None
+        source_text, source_problems = (
+            textfile.read(source_file, source_file.relative_to(root).as_posix())
+            if source_file is not None and source_file.is_file()
+            else (None, [])
         )
+        if source_problems:
+            problems += source_problems
+            continue
         declared, probs = parse_spec(text, rel, source_text)
         problems += probs
         if declared is None:
@@ -286,7 +295,8 @@ def peek_ids(root: Path) -> dict[str, str]:
     """Experiment id -> spec path, read loosely (also from specs that do not load)."""
     ids: dict[str, str] = {}
     for spec_file in sorted((root / CODE_DIR).glob(f"*/{SPEC_NAME}")):
-        match = re.search(r"^id:\s*['\"]?([^'\"\s#]+)", spec_file.read_text(encoding="utf-8"), re.MULTILINE)
+        text = spec_file.read_text(encoding="utf-8", errors="replace")  # loose on purpose: ids of broken specs
+        match = re.search(r"^id:\s*['\"]?([^'\"\s#]+)", text, re.MULTILINE)
         if match:
             ids.setdefault(match.group(1), spec_file.relative_to(root).as_posix())
     return ids

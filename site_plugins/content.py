@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Literal
 
+from site_plugins import textfile
 from site_plugins.diagrams import check_diagram
 from site_plugins.messages import Problem
 from site_plugins.schema import build, line_of, meta, parse_yaml
@@ -103,6 +104,9 @@ class Content:
     # Slugs whose files exist but could not be parsed: already reported, so references to them
     # are not reported again as unknown.
     broken: set[tuple[str, str]] = field(default_factory=set)
+    # Docs-relative paths of Markdown files under terms/ and lessons/ that are not entries (bad name,
+    # duplicate slug, unreadable or malformed): already reported, and never published as raw pages.
+    unloaded: set[str] = field(default_factory=set)
 
     def entries(self) -> list[Entry]:
         return [*sorted(self.terms.values(), key=lambda e: e.slug),
@@ -158,6 +162,12 @@ def _markdown_files(folder: Path) -> Iterator[Path]:
         yield from sorted(p for p in folder.rglob("*.md") if p.name != "index.md")
 
 
+def _entry_files(docs: Path, sub: str) -> list[Path]:
+    """Entry files, shallowest first, then by path: on a duplicate slug the top-level file keeps it,
+    whatever the sub-folders are called."""
+    return sorted(_markdown_files(docs / sub), key=lambda p: (len(p.relative_to(docs).parts), p.as_posix()))
+
+
 def load_content(root: Path, docs_dir: str = "content") -> tuple[Content, list[Problem]]:
     """Read and check every term and lesson under ``root/docs_dir``."""
     content = Content()
@@ -166,24 +176,29 @@ def load_content(root: Path, docs_dir: str = "content") -> tuple[Content, list[P
     seen: dict[tuple[str, str], str] = {}
     lesson_days: dict[int, str] = {}
     for kind, sub in (("term", "terms"), ("lesson", "lessons")):
-        for file in _markdown_files(docs / sub):
+        for file in _entry_files(docs, sub):
             path = file.relative_to(root).as_posix()
             src_uri = file.relative_to(docs).as_posix()
             stem = file.stem
             name_problem = _check_file_name(kind, path, stem)  # type: ignore[arg-type]
             if name_problem:
                 problems.append(name_problem)
+                content.unloaded.add(src_uri)
                 continue
             key = (kind, stem.lower())
             if key in seen:
-                problems.append(Problem(path, 1, f"duplicate {kind} slug '{stem}' (also {seen[key]})",
-                                        "rename one of the files; a slug must be unique"))
+                problems.append(Problem(path, 1, f"duplicate {kind} slug '{stem}' (also {seen[key]}, which keeps it)",
+                                        "rename one of the files; a slug must be unique across sub-folders"))
+                content.unloaded.add(src_uri)
                 continue
             seen[key] = path
-            entry, entry_problems = parse_entry(kind, path, src_uri, file.read_text(encoding="utf-8"))  # type: ignore[arg-type]
+            text, read_problems = textfile.read(file, path)
+            entry, entry_problems = (parse_entry(kind, path, src_uri, text)  # type: ignore[arg-type]
+                                     if text is not None else (None, read_problems))
             problems += entry_problems
             if entry is None:
                 content.broken.add((kind, stem))
+                content.unloaded.add(src_uri)
                 continue
             if isinstance(entry.meta, LessonMeta):
                 problems += _check_lesson_day(entry, lesson_days)
@@ -191,6 +206,7 @@ def load_content(root: Path, docs_dir: str = "content") -> tuple[Content, list[P
             else:
                 content.terms[entry.slug] = entry
     problems += check_references(content, root)
+    problems += check_code_files(content, root)
     return content, sorted(set(problems))
 
 
@@ -262,7 +278,10 @@ def check_references(content: Content, root: Path) -> list[Problem]:
             if slug not in content.terms and ("term", slug) not in content.broken:
                 problems.append(Problem(lesson.path, line_of(lm, "introduces", i), f"unknown term '{slug}'",
                                         _term_remedy(content, slug)))
-        if not (root / lm.code).is_dir() or not lm.code.startswith("code/"):
+        if not inside_code(root, lm.code):
+            problems.append(Problem(lesson.path, line_of(lm, "code"), f"code folder '{lm.code}' lies outside code/",
+                                    "point 'code' at the lesson's folder under code/, without '..'"))
+        elif not (root / lm.code).is_dir():
             problems.append(Problem(lesson.path, line_of(lm, "code"), f"code folder '{lm.code}' does not exist",
                                     "point 'code' at the lesson's folder under code/"))
         problems += _check_sources(lesson, lm.sources)
@@ -326,25 +345,98 @@ class Excerpt:
 
 
 def regions(source: str) -> dict[str, tuple[int, int]]:
-    """Named regions of a source file: name -> (first, last) line numbers of the content, 1-based."""
+    """Named regions of a source file: name -> (first, last) line numbers of the content, 1-based.
+    Where a name is marked twice the first region keeps it (:func:`region_problems` reports the rest)."""
     open_: dict[str, int] = {}
     found: dict[str, tuple[int, int]] = {}
     for n, line in enumerate(source.splitlines(), start=1):
         for kind, name in _REGION.findall(line):
             if kind == "start":
-                open_[name] = n + 1
+                open_.setdefault(name, n + 1)
             elif name in open_:
-                found[name] = (open_.pop(name), n - 1)
+                found.setdefault(name, (open_.pop(name), n - 1))
     return found
+
+
+def region_problems(source: str, rel: str) -> list[Problem]:
+    """Region markers that do not pair up: a name started twice, an end without a start, a start
+    never ended."""
+    problems: list[Problem] = []
+    open_: dict[str, int] = {}
+    done: dict[str, int] = {}
+    for n, line in enumerate(source.splitlines(), start=1):
+        for kind, name in _REGION.findall(line):
+            if kind == "start" and (name in open_ or name in done):
+                first = open_.get(name) or done[name]
+                problems.append(Problem(rel, n, f"region '{name}' is marked again (first at line {first})",
+                                        "give each region in a file its own name"))
+            elif kind == "start":
+                open_[name] = n
+            elif name in open_:
+                done[name] = open_.pop(name)
+            elif name not in done:
+                problems.append(Problem(rel, n, f"region '{name}' ends but never starts",
+                                        f"add // --8<-- [start:{name}] above it, or remove this line"))
+    for name, n in open_.items():
+        problems.append(Problem(rel, n, f"region '{name}' starts but never ends",
+                                f"add // --8<-- [end:{name}] where it ends"))
+    return problems
+
+
+def inside_code(root: Path, rel: str) -> bool:
+    """Whether repo-relative ``rel`` names something under ``code/`` (no '..', no absolute path, no
+    link leading out)."""
+    parts = PurePosixPath(rel).parts
+    if not rel.startswith("code/") or ".." in parts or "\\" in rel:
+        return False
+    try:
+        return (root / rel).resolve().is_relative_to((root / "code").resolve())
+    except (OSError, ValueError):
+        return False
+
+
+def code_files(content: Content, root: Path) -> list[str]:
+    """Every code file the site shows: the files terms quote and the sources in lessons' folders."""
+    files: set[str] = set()
+    for entry in content.entries():
+        m = entry.meta
+        if isinstance(m, TermMeta):
+            files |= {ref.file for ref in m.code if inside_code(root, ref.file) and (root / ref.file).is_file()}
+        else:
+            files |= set(lesson_sources(root, m.code))
+    return sorted(files)
+
+
+def lesson_sources(root: Path, folder: str) -> list[str]:
+    """The CUDA sources in a lesson's code folder (none when the folder is missing or outside code/)."""
+    if not inside_code(root, folder) or not (root / folder).is_dir():
+        return []
+    return sorted(f.relative_to(root).as_posix() for f in (root / folder).iterdir()
+                  if f.suffix in (".cu", ".cuh") and f.is_file())
+
+
+def check_code_files(content: Content, root: Path) -> list[Problem]:
+    """Each shown code file reads as text and its region markers pair up."""
+    problems: list[Problem] = []
+    for rel in code_files(content, root):
+        text, read_problems = textfile.read(root / rel, rel)
+        problems += read_problems if text is None else region_problems(text, rel)
+    return problems
 
 
 def excerpt(root: Path, ref: CodeRef, path: str, line: int) -> tuple[Excerpt | None, Problem | None]:
     """The lines of ``ref.region`` in ``ref.file``, marker lines excluded and indentation kept."""
     file = root / ref.file
-    if not ref.file.startswith("code/") or not file.is_file():
+    if not inside_code(root, ref.file):
+        return None, Problem(path, line, f"code file '{ref.file}' lies outside code/",
+                             "point 'file' at a source under code/, without '..'")
+    if not file.is_file():
         return None, Problem(path, line, f"code file '{ref.file}' does not exist",
                              "point 'file' at a source under code/ (paths start with code/)")
-    source = file.read_text(encoding="utf-8")
+    source, unreadable = textfile.read(file, ref.file)
+    if source is None:  # the file's own problem is reported by check_code_files
+        return None, Problem(path, line, f"code file '{ref.file}' cannot be quoted",
+                             f"fix {unreadable[0].path}:{unreadable[0].line} first")
     found = regions(source)
     if ref.region not in found:
         names = ", ".join(sorted(found)) or "none"

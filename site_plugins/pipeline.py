@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from site_plugins import measured, publish, render
+from site_plugins import measured, publish, render, textfile
 from site_plugins.content import (
     Content,
     Entry,
@@ -18,6 +18,7 @@ from site_plugins.content import (
     LessonMeta,
     TermMeta,
     excerpt,
+    lesson_sources,
     linked_src_uris,
     load_content,
     parse_entry,
@@ -57,11 +58,10 @@ def entry_excerpts(root: Path, entry: Entry) -> tuple[list[Excerpt], list[Proble
                 out.append(ex)
             if problem:
                 problems.append(problem)
-    elif isinstance(m, LessonMeta) and (root / m.code).is_dir():
-        for file in sorted((root / m.code).iterdir()):
-            if file.suffix in (".cu", ".cuh") and file.is_file():
-                text = file.read_text(encoding="utf-8")
-                rel = file.relative_to(root).as_posix()
+    elif isinstance(m, LessonMeta):
+        for rel in lesson_sources(root, m.code):
+            text, _ = textfile.read(root / rel, rel)  # an unreadable file is reported by the content check
+            if text is not None:
                 out.append(Excerpt(rel, "", text, 1, "cuda"))
     return out, problems
 
@@ -199,14 +199,16 @@ def prepare(root: Path, docs_dir: str = "content", *, preview: bool = False,
         language = "cuda" if PurePosixPath(file).suffix in (".cu", ".cuh") else "text"
         build.pages[render.code_page_uri(file)] = render.render_code_page(file, text, regions(text), language)
 
-    # Links from shown pages to hidden drafts become plain text, with a warning naming both pages.
+    # Links from shown pages to hidden drafts become plain text, with a warning naming both pages. Links
+    # to files that are not entries (already reported) become plain text too.
+    gone = {**dict.fromkeys(content.unloaded, ""), **build.hidden}
     for uri, md in list(build.pages.items()):
-        new, hits = render.unlink_hidden(md, uri, build.hidden)
+        new, hits = render.unlink_hidden(md, uri, gone)
         if hits:
             build.pages[uri] = new
             source = shown.get(uri)
             where = source.path if source else f"{docs_dir}/{uri}"
-            for target in hits:
+            for target in (t for t in hits if t in build.hidden):
                 line = _line_mentioning(source.text, PurePosixPath(target).name) if source else 0
                 build.problems.append(Problem(
                     where, line, f"links to draft '{docs_dir}/{target}', which is not published",

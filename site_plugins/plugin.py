@@ -77,7 +77,7 @@ class GlossPlugin(BasePlugin[GlossConfig]):
                                            evidence_path=self.config.evidence_file)
         for problem in sorted(set(build.problems) | set(stale)):
             log.warning(str(problem))
-        for uri in build.hidden:
+        for uri in [*build.hidden, *sorted(build.content.unloaded)]:  # drafts; files that are not entries
             f = files.get_file_from_path(uri)
             if f is not None:
                 files.remove(f)

@@ -23,6 +23,7 @@ from typing import Any, TypeVar, Union, get_args, get_origin
 
 import yaml
 
+from site_plugins import textfile
 from site_plugins.messages import Problem
 
 T = TypeVar("T")
@@ -50,18 +51,132 @@ def line_of(obj: object, key: str | None = None, index: int | None = None) -> in
     return lines.get(None, 0)
 
 
-def parse_yaml(text: str, path: str, first_line: int = 1) -> tuple[yaml.Node | None, list[Problem]]:
-    """Compose ``text`` into a node tree; ``first_line`` is the file line of the text's first line."""
+#: Nesting deeper than this is refused before the composer recurses (no schema nests past a handful).
+MAX_DEPTH = 32
+#: With aliases allowed, the document expanded must stay under this many nodes (an "alias bomb" is refused).
+MAX_EXPANDED_NODES = 100_000
+
+
+class _Refused(yaml.MarkedYAMLError):
+    def __init__(self, mark: Any, problem: str, remedy: str) -> None:
+        super().__init__(problem=problem, problem_mark=mark)
+        self.line = int(mark.line) if mark is not None else 0
+        self.remedy = remedy
+
+
+class _BoundedLoader(yaml.SafeLoader):
+    """Composes within bounds: nesting depth capped; aliases refused, or (where allowed) never cyclic."""
+
+    def __init__(self, text: str, allow_aliases: bool) -> None:
+        super().__init__(text)
+        self.allow_aliases = allow_aliases
+        self.depth = 0
+        self.open_anchors: set[str] = set()
+
+    def _too_deep(self) -> _Refused:
+        return _Refused(self.get_mark(), f"the YAML is nested more than {MAX_DEPTH} levels deep",
+                        "flatten it; no key here needs that much nesting")
+
+    # The scanner keeps per-level state, so depth is capped there too, before its work grows with it.
+    def fetch_flow_collection_start(self, TokenClass: Any) -> None:
+        if self.flow_level >= MAX_DEPTH:
+            raise self._too_deep()
+        super().fetch_flow_collection_start(TokenClass)
+
+    def add_indent(self, column: int) -> bool:
+        if len(self.indents) >= MAX_DEPTH:
+            raise self._too_deep()
+        return super().add_indent(column)
+
+    def compose_node(self, parent: yaml.Node | None, index: int) -> yaml.Node | None:
+        event = self.peek_event()  # type: ignore[no-untyped-call]
+        if isinstance(event, yaml.AliasEvent):
+            if not self.allow_aliases:
+                raise _Refused(event.start_mark, f"YAML alias '*{event.anchor}' is not allowed here",
+                               "write the value out in full")
+            if event.anchor in self.open_anchors:
+                raise _Refused(event.start_mark, f"YAML alias '*{event.anchor}' refers to the value that holds it",
+                               "remove the alias; a value cannot contain itself")
+            return super().compose_node(parent, index)
+        anchor = getattr(event, "anchor", None)
+        if anchor is not None and not self.allow_aliases:
+            raise _Refused(event.start_mark, f"YAML anchor '&{anchor}' is not allowed here",
+                           "remove it and write each value out in full")
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            raise self._too_deep()
+        if anchor is not None:
+            self.open_anchors.add(anchor)
+        try:
+            return super().compose_node(parent, index)
+        finally:
+            self.depth -= 1
+            if anchor is not None:
+                self.open_anchors.discard(anchor)
+
+
+def expanded_size(node: yaml.Node, limit: int = MAX_EXPANDED_NODES) -> int:
+    """Nodes in the document with every alias written out, counted in time linear in distinct nodes;
+    stops counting once past ``limit``."""
+    memo: dict[int, int] = {}
+
+    def size(n: yaml.Node) -> int:
+        if id(n) in memo:
+            return memo[id(n)]
+        total = 1
+        children: list[yaml.Node] = []
+        if isinstance(n, yaml.SequenceNode):
+            children = list(n.value)
+        elif isinstance(n, yaml.MappingNode):
+            children = [part for pair in n.value for part in pair]
+        for child in children:
+            total = min(total + size(child), limit + 1)
+        memo[id(n)] = total
+        return total
+
+    return size(node)
+
+
+def parse_yaml(text: str, path: str, first_line: int = 1, *,
+               allow_aliases: bool = False) -> tuple[yaml.Node | None, list[Problem]]:
+    """Compose ``text`` into a node tree within bounds; ``first_line`` is the file line of the text's
+    first line. Size, control characters, nesting depth, aliases (refused unless ``allow_aliases``;
+    then never cyclic and capped in expanded size) and syntax errors each become one problem."""
+    if len(text) > textfile.MAX_BYTES:
+        return None, [textfile.size_problem(path, len(text), textfile.MAX_BYTES)]
+    control = textfile.control_problem(text, path, first_line)
+    if control:
+        return None, [control]
+    loader = _BoundedLoader(text, allow_aliases)
     try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
+        node = loader.get_single_node()
+    except _Refused as exc:
+        return None, [Problem(path, first_line + exc.line, exc.problem or "", exc.remedy)]
     except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        line = first_line + (mark.line if mark else 0)
-        what = exc.problem or exc.context or "unreadable YAML"
-        return None, [Problem(path, line, f"malformed YAML: {what}", "fix the YAML syntax at this line")]
+        return None, [_syntax_problem(exc, path, first_line)]
+    except yaml.YAMLError as exc:  # e.g. a reader error without a mark
+        return None, [Problem(path, first_line, f"unreadable YAML ({exc})", "fix the YAML syntax")]
+    finally:
+        loader.dispose()
+    if node is not None and allow_aliases and expanded_size(node) > MAX_EXPANDED_NODES:
+        return None, [Problem(path, first_line + node.start_mark.line,
+                              f"the YAML expands to more than {MAX_EXPANDED_NODES:,} values through its aliases",
+                              "write the values out instead of nesting aliases")]
     if node is not None and first_line != 1:
         _shift(node, first_line - 1)
     return node, []
+
+
+def _syntax_problem(exc: yaml.MarkedYAMLError, path: str, first_line: int) -> Problem:
+    problem, context = exc.problem or "", exc.context or ""
+    if "end of stream" in problem and exc.context_mark is not None and context.startswith("while scanning a quoted"):
+        # Reported where the quote opens, not at the end of the text where the scanner gave up.
+        return Problem(path, first_line + exc.context_mark.line, "malformed YAML: a quoted string is never closed",
+                       "add the closing quote on this line")
+    mark = exc.problem_mark or exc.context_mark
+    line = first_line + (mark.line if mark else 0)
+    what = problem or context or "unreadable YAML"
+    return Problem(path, line, f"malformed YAML: {what}", "fix the YAML syntax at this line")
 
 
 def _shift(node: yaml.Node, by: int) -> None:
@@ -207,6 +322,10 @@ def _convert(tp: Any, node: yaml.Node, path: str, where: str, problems: list[Pro
         mapping: dict[str, Any] = {}
         for key_node, value_node in node.value:
             key = _scalar_key(key_node)
+            if key in mapping:
+                problems.append(Problem(path, line(key_node), f"duplicate key '{where}.{key}'" if where
+                                        else f"duplicate key '{key}'", "keep only one of them"))
+                continue
             value = _convert(value_tp, value_node, path, f"{where}.{key}" if where else key, problems)
             if not _failed(value):
                 mapping[key] = value
@@ -214,8 +333,9 @@ def _convert(tp: Any, node: yaml.Node, path: str, where: str, problems: list[Pro
     if origin is typing.Literal:
         allowed = get_args(tp)
         value = _scalar(node)
-        if value not in allowed:
-            problems.append(Problem(path, line(node), f"{_name(where)} is {value!r}, not one of the allowed values",
+        if _failed(value) or value not in allowed:
+            got = _kind(node) if _failed(value) else repr(value)
+            problems.append(Problem(path, line(node), f"{_name(where)} is {got}, not one of the allowed values",
                                     "use one of " + ", ".join(repr(a) for a in allowed)))
             return _FAILED
         return value
@@ -229,7 +349,10 @@ def _scalar_key(node: yaml.Node) -> str:
 def _scalar(node: yaml.Node) -> Any:
     if not isinstance(node, yaml.ScalarNode):
         return _FAILED
-    return yaml.SafeLoader("").construct_document(node)
+    try:
+        return yaml.SafeLoader("").construct_document(node)
+    except (yaml.YAMLError, ValueError, TypeError, OverflowError):  # e.g. !!int abc, 2026-13-45, 5,000 digits
+        return _FAILED
 
 
 def _convert_scalar(tp: Any, node: yaml.Node, path: str, where: str, problems: list[Problem]) -> Any:
@@ -243,12 +366,19 @@ def _convert_scalar(tp: Any, node: yaml.Node, path: str, where: str, problems: l
             return str(node.value)
         if tag == "str":
             return str(node.value)
-    elif (tp is bool and tag == "bool") or (tp is int and tag == "int"):
-        return _scalar(node)
-    elif tp is float and tag in ("int", "float"):
-        return float(_scalar(node))
+    elif (tp is bool and tag == "bool") or (tp is int and tag == "int") or (tp is float and tag in ("int", "float")):
+        value = _scalar(node)
+        if not _failed(value):
+            return float(value) if tp is float else value
+        problems.append(Problem(path, line(node), f"{_name(where)} is not a valid {describe(tp)[2:]}: {node.value!r}",
+                                f"write {where or 'it'} as {describe(tp)}"))
+        return _FAILED
     elif tp in (dt.date, dt.datetime) and tag == "timestamp":
         value = _scalar(node)
+        if _failed(value):
+            problems.append(Problem(path, line(node), f"{_name(where)} is not a valid date: {node.value!r}",
+                                    f"write {where or 'it'} as {describe(tp)}"))
+            return _FAILED
         if tp is dt.datetime and isinstance(value, dt.datetime):
             return value if value.tzinfo else value.replace(tzinfo=dt.UTC)
         if tp is dt.date and isinstance(value, dt.date) and not isinstance(value, dt.datetime):

@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from site_plugins import atomic, schema
+from site_plugins import atomic, schema, textfile
 from site_plugins.messages import Problem
 from site_plugins.publish import Signable
 
@@ -163,7 +163,8 @@ def load(root: Path) -> tuple[Registry, list[Problem]]:
     path = root / FILE
     if not path.is_file():
         return Registry(), []
-    return parse(path.read_text(encoding="utf-8"))
+    text, problems = textfile.read(path, FILE)
+    return parse(text) if text is not None else (Registry(), problems)
 
 
 def parse(text: str) -> tuple[Registry, list[Problem]]:
@@ -499,6 +500,7 @@ def _yaml() -> Any:
         return rep.represent_scalar("tag:yaml.org,2002:timestamp", text)
 
     y.representer.add_representer(dt.datetime, stamp)
+    y.representer.ignore_aliases = lambda data: True  # the reader refuses anchors: write repeats out in full
     return y
 
 

@@ -86,8 +86,8 @@ BAD = [
      "content/terms/tiling.md:15: region 'tiled' not found in code/day01-intro/k.cu; "
      "mark it with // --8<-- [start:tiled] and [end:tiled] (regions there: none)"),
     ("duplicate slug", {"content/terms/more/tiling.md": TERM_A},
-     "content/terms/tiling.md:1: duplicate term slug 'tiling' (also content/terms/more/tiling.md); "
-     "rename one of the files; a slug must be unique"),
+     "content/terms/more/tiling.md:1: duplicate term slug 'tiling' (also content/terms/tiling.md, which keeps it); "
+     "rename one of the files; a slug must be unique across sub-folders"),
     ("unknown key", {"content/terms/tiling.md": TERM_A.replace("sources:", "source:")},
      "content/terms/tiling.md:8: unknown key 'source'; did you mean 'sources'? "
      "allowed keys: title, definition, related, lessons, sources, diagram, code"),

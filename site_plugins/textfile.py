@@ -1,0 +1,69 @@
+"""Reading a text file within bounds: size, encoding and control characters become problems, not tracebacks.
+
+Every reader of a project text file (Markdown entries, YAML data, ``.cu`` sources) goes through
+:func:`read`, so a file that is too large, not UTF-8, or holds a control character (other than tab,
+newline and carriage return) is reported as ``path:line: problem; remedy`` with the line it is on.
+
+No MkDocs imports: the measurement runner uses this module on verification nodes.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from site_plugins.messages import Problem
+
+#: Larger than any hand-written entry, spec, registry or source file is expected to be.
+MAX_BYTES = 2 * 1024 * 1024
+
+# C0 controls except tab, LF and CR; DEL; C1 controls except NEL (U+0085, which YAML allows); the
+# byte-order mark anywhere but first; and the two non-characters YAML refuses.
+_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\x80-\x84\x86-\x9f\ufeff\ufffe\uffff]")
+
+
+def size_problem(rel: str, size: int, max_bytes: int) -> Problem:
+    return Problem(rel, 1, f"the file is {size:,} bytes, over the limit of {max_bytes:,}",
+                   "split it up or remove what does not belong there")
+
+
+def decode(raw: bytes, rel: str, first_line: int = 1) -> tuple[str | None, list[Problem]]:
+    """``raw`` as UTF-8 text (a leading byte-order mark dropped), or the problem with its line."""
+    if raw.startswith(b"\xef\xbb\xbf"):
+        raw = raw[3:]
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = first_line + raw.count(b"\n", 0, exc.start)
+        column = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
+        byte = raw[exc.start]
+        return None, [Problem(rel, line, f"not UTF-8 text (byte 0x{byte:02x} at column {column})",
+                              "save the file as UTF-8")]
+    problem = control_problem(text, rel, first_line)
+    return (None, [problem]) if problem else (text, [])
+
+
+def control_problem(text: str, rel: str, first_line: int = 1) -> Problem | None:
+    """The first control character in ``text`` (tab, newline and carriage return are fine)."""
+    m = _CONTROL.search(text)
+    if m is None:
+        return None
+    line = first_line + text.count("\n", 0, m.start())
+    column = m.start() - (text.rfind("\n", 0, m.start()) + 1) + 1
+    return Problem(rel, line, f"control character U+{ord(m.group()):04X} at column {column}",
+                   "delete it (only tab and newline may appear in text)")
+
+
+def read(path: Path, rel: str, max_bytes: int = MAX_BYTES) -> tuple[str | None, list[Problem]]:
+    """The text of ``path`` (reported as ``rel``), or None and the problem that stopped it."""
+    try:
+        size = path.stat().st_size
+        if size > max_bytes:
+            return None, [size_problem(rel, size, max_bytes)]
+        with path.open("rb") as fh:
+            raw = fh.read(max_bytes + 1)
+    except OSError as exc:
+        return None, [Problem(rel, 1, f"cannot be read ({exc.strerror or exc})", "check that it is a readable file")]
+    if len(raw) > max_bytes:  # grew while we looked
+        return None, [size_problem(rel, len(raw), max_bytes)]
+    return decode(raw, rel)
