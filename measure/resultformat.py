@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from measure.stats import Rule, Summary
 from measure.typed import from_json
-from site_plugins import atomic
+from site_plugins import atomic, safejson
 from site_plugins.messages import Problem
 
 SCHEMA_VERSION = 1
@@ -200,10 +200,9 @@ def rerun(experiment: str, node: str) -> str:
 def read_result(path: Path, rel: str, experiment: str, node: str) -> tuple[Result | None, list[Problem]]:
     """Parse one result file against the declared format."""
     remedy = rerun(experiment, node)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
-        return None, [Problem(rel, 1, f"invalid: not readable JSON ({exc})", remedy)]
+    data, unreadable = safejson.read(path, rel)  # bounded: size, encoding, depth, duplicate keys
+    if unreadable:
+        return None, [Problem(p.path, p.line, f"invalid: {p.problem}", remedy) for p in unreadable]
     if isinstance(data, dict) and data.get("schema_version") != SCHEMA_VERSION:
         got = data.get("schema_version")
         return None, [Problem(rel, 1, f"invalid: schema version {got!r}, this runner reads {SCHEMA_VERSION}", remedy)]

@@ -235,8 +235,8 @@ def test_a_result_for_an_experiment_nobody_declares(repo: Path) -> None:
     [
         (
             "{not json",
-            f"{REL}:1: invalid: not readable JSON (Expecting property name enclosed in double quotes: line 1 "
-            f"column 2 (char 1)); {RERUN}",
+            f"{REL}:1: invalid: not valid JSON: Expecting property name enclosed in double quotes (column 2); "
+            f"{RERUN}",
         ),
         ('{"schema_version": 0}', f"{REL}:1: invalid: schema version 0, this runner reads 1; {RERUN}"),
     ],
