@@ -112,6 +112,7 @@ def prepare(root: Path, docs_dir: str = "content", *, preview: bool = False,
     build = Build(problems=list(problems), content=content)
     view = measured.load_view(root)
     build.view = view
+    build.problems += view.problems  # every spec, result and node file, embedded or not
     checked = checked or (lambda url: None)
     staged = {e.path: stage(root, e, view) for e in content.entries()}
     signables = [signable(root, e, view, staged[e.path]) for e in content.entries()]

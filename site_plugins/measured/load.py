@@ -13,7 +13,9 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
+from measure import audit
 from measure import results as rs
+from measure.nodes import load_nodes
 from site_plugins.measured import fmt
 from site_plugins.measured.model import Metric, Provenance, Result, ResultsView, Row, State, Table
 
@@ -25,12 +27,14 @@ def load_view(root: Path) -> ResultsView:
     """Every (experiment, node) the results module knows of, judged, as page-ready data."""
     result_set = rs.load_all(root)
     results = tuple(_result(root, e) for e in result_set.entries)
+    nodes, _ = load_nodes(root)  # its problems are among the result set's
     return ResultsView(
         root=root,
         results=results,
         nodes=tuple(result_set.nodes),
         experiments=tuple(sorted(result_set.declared)),
         setup_problems=tuple(result_set.setup_problems),
+        problems=tuple(audit.problems(result_set, nodes)),
     )
 
 

@@ -104,6 +104,7 @@ class ResultsView:
     nodes: tuple[str, ...] = ()  # registered verification nodes
     experiments: tuple[str, ...] = ()  # declared experiment ids (specs under code/)
     setup_problems: tuple[Problem, ...] = ()  # malformed specs or node registry, as the results module said
+    problems: tuple[Problem, ...] = ()  # every spec, result and node problem, embedded or not (measure.audit)
     # Renderings are pure in (view, embed arguments); built once per build, reused on every page.
     cache: dict[object, object] = field(default_factory=dict, compare=False, repr=False)
 

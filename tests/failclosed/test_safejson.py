@@ -14,7 +14,8 @@ DEEP = "this is not a file the project writes; restore it from git or re-create 
 @pytest.mark.timeout(10)  # hang guard; the bound itself is the depth cap, asserted by the message
 @pytest.mark.parametrize(("text", "message"), [
     ("[" * 100_000, f"r.json:1: JSON nested more than 64 levels deep; {DEEP}"),
-    ('{"a":\n' + "[" * 63 + "]" * 63 + ',\n "b": ' + "{" * 70, f"r.json:3: JSON nested more than 64 levels deep; {DEEP}"),
+    ('{"a":\n' + "[" * 63 + "]" * 63 + ',\n "b": ' + "{" * 70,
+     f"r.json:3: JSON nested more than 64 levels deep; {DEEP}"),
     ('{"a": 1,\n "b": {"a": 2},\n "a": 3}', 'r.json:3: key "a" appears twice in one JSON object; keep only one'),
     ('{"a": 1, "\\u0061": 2}', 'r.json:1: key "a" appears twice in one JSON object; keep only one'),
     ('{\n"a": [1, 2,]}', "r.json:2: not valid JSON: Expecting value (column 12); fix the JSON at this line"),

@@ -101,8 +101,9 @@ def test_duplicate_slug(tmp_path: Path) -> None:
     files = project() | {"content/terms/memory/tiling.md": TERM_A}
     _, problems = load(tmp_path, files)
     assert problems == [
-        "content/terms/memory/tiling.md:1: duplicate term slug 'tiling' (also content/terms/tiling.md, which keeps it); "
-        "rename one of the files; a slug must be unique across sub-folders"]
+        "content/terms/memory/tiling.md:1: duplicate term slug 'tiling' "
+        "(also content/terms/tiling.md, which keeps it); rename one of the files; "
+        "a slug must be unique across sub-folders"]
 
 
 def test_lesson_checks(tmp_path: Path) -> None:

@@ -15,6 +15,8 @@ import pytest
 from mkdocs.exceptions import Abort
 from sitekit import build_site, make_site
 
+from measure import results
+
 PREVIEW = "preview: true"  # entries here are unsigned; preview shows drafts (and still warns)
 NB = "\u00a0"
 
@@ -158,6 +160,13 @@ def _missing(root: Path) -> str:
     )
 
 
+def _result_file_problems(root: Path) -> list[str]:
+    """The build also reports each result's own problems at the result file (or spec), embedded or not."""
+    problems = [str(p) for p in results.load_all(root).problems()]
+    assert problems  # every failure mode here is a problem of the result set too
+    return problems
+
+
 FAILURES = {
     "stale": _stale,
     "tampered": _tampered,
@@ -175,6 +184,7 @@ def test_each_failure_mode_fails_the_strict_build_and_shows_a_banner_in_preview(
     words = FAILURES[mode](root)
     lines = [VALUE_LINE, VALUE_LINE + 1, VALUE_LINE + 2, EMBED_LINE]
     expect_warnings.add(*(f"content/terms/tiling.md:{n}: {words}" for n in lines))  # type: ignore[attr-defined]
+    expect_warnings.add(*_result_file_problems(root))  # type: ignore[attr-defined]
     with pytest.raises(Abort):
         build_site(root)
     site = build_site(root, strict=False)  # as `make serve` does: the page still renders
@@ -228,7 +238,8 @@ def test_material_theme_renders_the_banner_as_an_admonition(tmp_path: Path, expe
         *(
             f"content/terms/tiling.md:{n}: {words}"  # type: ignore[attr-defined]
             for n in (VALUE_LINE, VALUE_LINE + 1, VALUE_LINE + 2, EMBED_LINE)
-        )
+        ),
+        *_result_file_problems(root),
     )
     make_site(tmp_path, files(), theme="material", plugin_options=PREVIEW)
     html = page(build_site(root, strict=False), "terms/tiling/index.html")
