@@ -27,10 +27,13 @@ serve: .stamp-install
 preview: .stamp-install
 	GLOSS_PREVIEW=1 $(BIN)/mkdocs build --site-dir site-preview
 
+# All three run even when one fails; the target fails if any did, naming which.
 test: .stamp-test
-	$(BIN)/python -m pytest -q
-	$(BIN)/ruff check site_plugins measure tests bench
-	$(BIN)/mypy
+	@failed=""; \
+	$(BIN)/python -m pytest -q || failed="$$failed pytest"; \
+	$(BIN)/ruff check site_plugins measure tests bench || failed="$$failed ruff"; \
+	$(BIN)/mypy || failed="$$failed mypy"; \
+	if [ -n "$$failed" ]; then echo "make test: failed:$$failed" >&2; exit 1; fi
 
 lint: .stamp-test
 	$(BIN)/ruff check site_plugins measure tests bench
