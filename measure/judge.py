@@ -1,6 +1,7 @@
-"""Judging one parsed result: the checks behind the states ``tampered``, ``failed`` and ``stale`` (what
-each state means, and the order they are checked in, is in :mod:`measure.results`). Pure functions that
-return :class:`~site_plugins.messages.Problem` lists; an empty list means the check passed."""
+"""Judging one parsed result: the checks behind the states ``tampered``, ``failed``, ``stale`` and
+``incomplete`` (what each state means, and the order they are checked in, is in :mod:`measure.results`).
+Pure functions that return :class:`~site_plugins.messages.Problem` lists; an empty list means the check
+passed."""
 
 from __future__ import annotations
 
@@ -8,14 +9,18 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Literal
 
+from measure import counters
 from measure.recompute import copy_ceiling_gbps, recompute_ceilings, recompute_row
-from measure.resultformat import Result, rerun
+from measure.resultformat import Result, digest_of, rerun
 from measure.spec import Declared, sha256_file
 from site_plugins.messages import Problem
 
-State = Literal["fresh", "stale", "failed", "tampered", "unregistered", "missing", "invalid", "orphaned"]
+State = Literal[
+    "fresh", "incomplete", "stale", "failed", "tampered", "unregistered", "missing", "invalid", "orphaned"
+]
 STATES: tuple[State, ...] = (
     "fresh",
+    "incomplete",
     "stale",
     "failed",
     "tampered",
@@ -83,6 +88,20 @@ def tamper_problems(result: Result, rel: str) -> list[Problem]:
     failed = any(not r.check.passed for r in [*result.ceilings, *result.rows]) or bool(result.error)
     if (result.status == "failed") != failed:
         problems.append(Problem(rel, 1, f"tampered: status is '{result.status}' but the rows say otherwise", remedy))
+    if not problems and result.schema_version >= 2:  # the specific findings above say more when there are any
+        now = digest_of(result)
+        if not result.digest:
+            problems.append(Problem(rel, 1, "tampered: the result carries no digest", remedy))
+        elif now != result.digest:
+            problems.append(
+                Problem(
+                    rel,
+                    1,
+                    f"tampered: the contents do not match the digest (sha256 {result.digest[:12]} recorded, "
+                    f"{now[:12]} now): a value was edited after the run (counters, checks or provenance)",
+                    remedy,
+                )
+            )
     return problems
 
 
@@ -130,6 +149,36 @@ def stale_problems(result: Result, rel: str, declared: Declared, root: Path) -> 
                     rel,
                     1,
                     f"stale: {path} changed since it was measured (sha256 {recorded[:12]} recorded, {now[:12]} now)",
+                    remedy,
+                )
+            )
+    return problems
+
+
+def incomplete_problems(result: Result, rel: str, extras: dict[str, list[str]]) -> list[Problem]:
+    """Counters asked for but absent. A run asks for counters unless it said ``--no-counters`` (then
+    ``counter_pass`` is null); every kernel row must then carry the architecture's default set plus its
+    spec's extras (``extras``: kernel id -> metrics). Version-1 files predate counters."""
+    if result.schema_version < 2 or result.counter_pass is None:
+        return []
+    remedy = rerun(result.experiment, result.node)
+    cp = result.counter_pass
+    if cp.error:
+        return [Problem(rel, 1, f"incomplete: the counter pass failed ({cp.error})", f"fix it, then {remedy}")]
+    arch = counters.arch_of(result.provenance.compute_capability)
+    problems: list[Problem] = []
+    for row in result.rows:
+        if row.kind != "kernel":
+            continue
+        wanted = counters.metrics_for(arch, [extras.get(row.kernel, [])])
+        lacking = [m for m in wanted if m not in (row.counters or {})]
+        if lacking:
+            more = f" and {len(lacking) - 1} more" if len(lacking) > 1 else ""
+            problems.append(
+                Problem(
+                    rel,
+                    1,
+                    f"incomplete: row '{row.kernel}' at {row.size} lacks the counter {lacking[0]}{more}",
                     remedy,
                 )
             )

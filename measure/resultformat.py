@@ -7,8 +7,9 @@ format's notes (units, raw samples, float round-tripping) are in :mod:`measure.r
 
 from __future__ import annotations
 
+import hashlib
 import json
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -17,7 +18,14 @@ from measure.typed import from_json
 from site_plugins import atomic, safejson
 from site_plugins.messages import Problem
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # what the runner writes
+#: Versions this code reads. Version 1 predates the digest and the counters; such files stay valid as
+#: they are (their summaries and figures are still recomputed from their raw samples).
+READABLE_VERSIONS = (1, 2)
+#: Fields version 1 does not have: a version-1 file carrying one is invalid, and a version-1 result is
+#: written without them (fields added later go here too).
+V2_RESULT_FIELDS = ("counter_pass", "digest")
+V2_ROW_FIELDS = ("counters",)
 RESULTS_DIR = "measure/results"
 
 
@@ -142,6 +150,19 @@ class Row:
     samples: Samples | None = None  # None when the check failed: such a row is never timed
     summary: Summary | None = None
     figures: Figures | None = None
+    # Nsight Compute metrics for this row's launch, {name: value} exactly as ncu reported them in base
+    # units; None when none were collected (memcpy rows, runs without counters, version-1 files).
+    counters: dict[str, float] | None = None
+
+
+@dataclass(frozen=True)
+class CounterPass:
+    """How the counters were collected: one ncu process over a probe that launched every kernel row once."""
+
+    ncu_version: str  # e.g. "2025.3.1.0", or "unknown" where ncu could not say
+    command: list[str]  # the exact argv
+    metrics: list[str]  # every metric asked for (the architecture's default set and the spec's extras)
+    error: str  # "" when every launch was mapped to its row; else why no row got counters
 
 
 @dataclass(frozen=True)
@@ -157,6 +178,8 @@ class Result:
     builds: list[KernelBuild]
     ceilings: list[Row]  # the node's copy ceilings, measured in the same run (raw samples included)
     rows: list[Row]
+    counter_pass: CounterPass | None = None  # None: no counters were asked for (--no-counters, version 1)
+    digest: str = ""  # version 2: sha256 of the canonical JSON of everything else (see digest_of)
 
 
 # --- writing -----------------------------------------------------------------------------------------
@@ -168,7 +191,14 @@ def result_path(root: Path, node: str, experiment: str) -> Path:
 
 def dumps(result: Result) -> str:
     """Stable, diff-friendly JSON: indented, but each list of numbers on one line."""
-    return _dump(asdict(result), 0) + "\n"
+    data = asdict(result)
+    if result.schema_version == 1:
+        for key in V2_RESULT_FIELDS:
+            del data[key]
+        for row in [*data["ceilings"], *data["rows"]]:
+            for key in V2_ROW_FIELDS:
+                del row[key]
+    return _dump(data, 0) + "\n"
 
 
 def _dump(value: Any, indent: int) -> str:
@@ -185,9 +215,22 @@ def _dump(value: Any, indent: int) -> str:
     return json.dumps(value)
 
 
+def digest_of(result: Result) -> str:
+    """sha256 over the canonical JSON (sorted keys, no spaces) of the whole result but its digest."""
+    data = asdict(result)
+    del data["digest"]
+    text = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def with_digest(result: Result) -> Result:
+    return replace(result, digest=digest_of(result))
+
+
 def write_result(path: Path, result: Result) -> None:
-    """Write atomically: a temporary file in the same folder, flushed, then renamed over ``path``."""
-    atomic.write_text(path, dumps(result))
+    """Write atomically: a temporary file in the same folder, flushed, then renamed over ``path``.
+    A version-2 result is written with its digest (computed here, never by hand)."""
+    atomic.write_text(path, dumps(with_digest(result) if result.schema_version >= 2 else result))
 
 
 # --- reading -----------------------------------------------------------------------------------------
@@ -203,12 +246,20 @@ def read_result(path: Path, rel: str, experiment: str, node: str) -> tuple[Resul
     data, unreadable = safejson.read(path, rel)  # bounded: size, encoding, depth, duplicate keys
     if unreadable:
         return None, [Problem(p.path, p.line, f"invalid: {p.problem}", remedy) for p in unreadable]
-    if isinstance(data, dict) and data.get("schema_version") != SCHEMA_VERSION:
+    if isinstance(data, dict) and data.get("schema_version") not in READABLE_VERSIONS:
         got = data.get("schema_version")
-        return None, [Problem(rel, 1, f"invalid: schema version {got!r}, this runner reads {SCHEMA_VERSION}", remedy)]
+        readable = " and ".join(str(v) for v in READABLE_VERSIONS)
+        return None, [Problem(rel, 1, f"invalid: schema version {got!r}, this runner reads {readable}", remedy)]
     result, problems = from_json(Result, data, rel, remedy)
     if result is None:
         return None, [Problem(p.path, 1, f"invalid: {p.problem}", p.remedy) for p in problems]
+    if result.schema_version == 1:
+        rows = [*data["ceilings"], *data["rows"]]
+        newer = [k for k in V2_RESULT_FIELDS if k in data] + [k for k in V2_ROW_FIELDS if any(k in r for r in rows)]
+        if newer:
+            return None, [
+                Problem(rel, 1, f"invalid: schema version 1 has no '{newer[0]}' (a version-2 field)", remedy)
+            ]
     wrong = [
         (what, got)
         for what, got, want in (

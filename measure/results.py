@@ -14,9 +14,12 @@ missing    a declared experiment has no result file for a registered node
 invalid    the file is not valid JSON or does not match the declared format
 orphaned   the file is for an experiment that no spec under ``code/`` declares any more
 unregistered the file comes from a node that ``measure/nodes.yaml`` does not list
-tampered   a summary or a figure does not recompute exactly from the raw samples beside it
+tampered   a summary or a figure does not recompute exactly from the raw samples beside it, or
+           (version 2) anything in the file differs from its ``digest``: counters included
 failed     a kernel did not match its reference (that row was never timed) or the run broke
 stale      the ``.cu`` source or the spec changed since the run (sha256 differs)
+incomplete counters were asked for (a version-2 run without ``--no-counters``) and a kernel row lacks
+           one of its architecture's default metrics or its spec's extras, or the counter pass failed
 fresh      none of the above: the only state whose numbers may be published
 ========== ================================================================================
 
@@ -79,13 +82,16 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from measure.judge import STATES, State, failure_problems, stale_problems, tamper_problems
+from measure import counters
+from measure.judge import STATES, State, failure_problems, incomplete_problems, stale_problems, tamper_problems
 from measure.nodes import NODES_PATH, load_nodes
 from measure.recompute import copy_ceiling_gbps, figures_for, recompute_ceilings, recompute_row
 from measure.resultformat import (
+    READABLE_VERSIONS,
     RESULTS_DIR,
     SCHEMA_VERSION,
     Check,
+    CounterPass,
     Figures,
     KernelBuild,
     Launch,
@@ -94,10 +100,12 @@ from measure.resultformat import (
     Row,
     Samples,
     Settings,
+    digest_of,
     dumps,
     read_result,
     rerun,
     result_path,
+    with_digest,
     write_result,
 )
 from measure.resultview import Entry, RowView
@@ -105,10 +113,12 @@ from measure.spec import Declared, load_specs, peek_ids
 from site_plugins.messages import Problem
 
 __all__ = [
+    "READABLE_VERSIONS",
     "RESULTS_DIR",
     "SCHEMA_VERSION",
     "STATES",
     "Check",
+    "CounterPass",
     "Entry",
     "Figures",
     "KernelBuild",
@@ -122,9 +132,11 @@ __all__ = [
     "Settings",
     "State",
     "copy_ceiling_gbps",
+    "digest_of",
     "dumps",
     "failure_problems",
     "figures_for",
+    "incomplete_problems",
     "judge",
     "load_all",
     "read_result",
@@ -134,6 +146,7 @@ __all__ = [
     "result_path",
     "stale_problems",
     "tamper_problems",
+    "with_digest",
     "write_result",
 ]
 
@@ -248,6 +261,9 @@ def judge(
     stale = stale_problems(result, rel, declared, root)
     if stale:
         return Entry(experiment, node, "stale", rel, tuple(stale), result, declared)
+    incomplete = incomplete_problems(result, rel, counters.extras_of(declared.experiment.kernels))
+    if incomplete:
+        return Entry(experiment, node, "incomplete", rel, tuple(incomplete), result, declared)
     return Entry(experiment, node, "fresh", rel, (), result, declared)
 
 

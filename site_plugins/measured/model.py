@@ -13,7 +13,7 @@ from typing import Literal
 from site_plugins.messages import Problem
 
 # fresh: may be shown. Every other state fails the strict build where a page embeds the result.
-State = Literal["fresh", "stale", "failed", "tampered", "unregistered", "missing", "invalid", "orphaned"]
+State = Literal["fresh", "incomplete", "stale", "failed", "tampered", "unregistered", "missing", "invalid", "orphaned"]
 Metric = Literal["gbps", "shared_gbps", "gflops"]
 
 

@@ -16,6 +16,7 @@ INTRO = (
 
 STATE_WORDS = {
     "fresh": "fresh",
+    "incomplete": "incomplete (counters missing)",
     "stale": "stale",
     "failed": "failed",
     "tampered": "tampered",

@@ -36,6 +36,7 @@ class Shown:
 # How a problem sentence states each non-fresh verdict of the results module.
 STATE_PHRASE: dict[State, str] = {
     "fresh": "is fresh",
+    "incomplete": "is incomplete",
     "stale": "is stale",
     "failed": "failed",
     "tampered": "was tampered with",

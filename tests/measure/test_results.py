@@ -238,7 +238,7 @@ def test_a_result_for_an_experiment_nobody_declares(repo: Path) -> None:
             f"{REL}:1: invalid: not valid JSON: Expecting property name enclosed in double quotes (column 2); "
             f"{RERUN}",
         ),
-        ('{"schema_version": 0}', f"{REL}:1: invalid: schema version 0, this runner reads 1; {RERUN}"),
+        ('{"schema_version": 0}', f"{REL}:1: invalid: schema version 0, this runner reads 1 and 2; {RERUN}"),
     ],
 )
 def test_unreadable_files_are_invalid(repo: Path, text: str, message: str) -> None:
@@ -284,9 +284,9 @@ def test_files_round_trip_exactly(repo: Path) -> None:
     result = T.make_result(repo)
     path = T.write(repo, result)
     again, problems = R.read_result(path, REL, "toy-copy", "test-node")
-    assert problems == [] and again == result
+    assert problems == [] and again == R.with_digest(result) and again.digest == R.digest_of(result)
     text = path.read_text()
-    assert text == R.dumps(result) and text.endswith("}\n")
+    assert text == R.dumps(R.with_digest(result)) and text.endswith("}\n")
     assert '"times_ms": [0.09' in text  # one line per list of numbers keeps diffs readable
 
 

@@ -1,0 +1,182 @@
+"""Nsight Compute counters: the metrics collected per architecture (declared once, here) and every
+figure derived from them (pure functions the runner, the judge and the pages share).
+
+The default set is what each kernel row of every experiment gets; a spec may ask for more per kernel
+(``counters: [METRIC, ...]``). Raw values are stored in the result exactly as ncu reported them in
+base units (``--print-units base``): bytes, nanoseconds, cycles per second, percent, counts.
+
+Derived figures (names pages use, e.g. ``{{ counter EXP size=S row=R metric=conflict_ways_ld }}``):
+
+================== ==========================================================================
+name               meaning
+================== ==========================================================================
+conflict_ways_ld   shared-memory wavefronts per shared load instruction (1 = no conflict, 32 = 32-way)
+conflict_ways_st   the same for shared stores
+conflict_ways      loads and stores together
+sectors_per_req_ld 32-byte sectors per global load request (4 = a warp reads 128 contiguous bytes)
+sectors_per_req_st the same for global stores
+dram_read_mb       bytes read from DRAM during the kernel, in MB (1e6 bytes)
+dram_write_mb      bytes written to DRAM during the kernel, in MB
+dram_mb            both together
+dram_ratio         DRAM bytes over the bytes the spec declares (read + written)
+occupancy_pct      achieved occupancy: active warps over the SM's maximum, %
+registers          registers per thread
+ktime_us           the kernel's own duration (``gpu__time_duration``), no events around it, µs
+sm_clock_mhz       the SM clock during the launch, MHz
+================== ==========================================================================
+
+A kernel's writes still in the L2 when it ends reach DRAM later, outside its window, so
+``dram_write_mb`` can read below the bytes it wrote; :data:`BYTES_TOLERANCE` allows for that.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+#: The metrics every kernel row gets, per architecture (``sm_90``: Hopper, e.g. the H200).
+DEFAULT_METRICS: dict[str, tuple[str, ...]] = {
+    "sm_90": (
+        "gpu__time_duration.sum",
+        "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
+        "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
+        "smsp__sass_inst_executed_op_shared_ld.sum",
+        "smsp__sass_inst_executed_op_shared_st.sum",
+        "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
+        "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
+        "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
+        "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum",
+        "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
+        "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
+        "dram__bytes_read.sum",
+        "dram__bytes_write.sum",
+        "lts__t_bytes.sum",
+        "sm__warps_active.avg.pct_of_peak_sustained_active",
+        "launch__registers_per_thread",
+        "launch__occupancy_limit_registers",
+        "sm__cycles_elapsed.avg.per_second",
+    ),
+}
+
+#: |DRAM bytes / declared bytes - 1| above this marks a row: its GB/s figure counts bytes that did not
+#: all move through DRAM (a cache served part of them, or the declared bytes are wrong).
+BYTES_TOLERANCE = 0.10
+
+#: Rows whose median event time is under this show the counter pass's kernel duration beside it.
+SHORT_LAUNCH_US = 50.0
+
+
+def arch_of(compute_capability: str) -> str:
+    """``"9.0"`` -> ``"sm_90"``."""
+    return "sm_" + compute_capability.replace(".", "")
+
+
+def default_metrics(arch: str) -> tuple[str, ...]:
+    return DEFAULT_METRICS.get(arch, ())
+
+
+def extras_of(kernels: Iterable[Any]) -> dict[str, list[str]]:
+    """Kernel id -> the extra metrics its spec entry asks for (``counters:``)."""
+    return {k.id: list(getattr(k, "counters", None) or []) for k in kernels}
+
+
+def metrics_for(arch: str, extras: Iterable[Iterable[str]]) -> list[str]:
+    """The architecture's default set, then every extra a kernel asks for, each once, in order."""
+    out = list(default_metrics(arch))
+    for group in extras:
+        out += [m for m in group if m not in out]
+    return out
+
+
+# --- derived figures ---------------------------------------------------------------------------------
+
+WAVES_LD = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"
+WAVES_ST = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum"
+INST_LD = "smsp__sass_inst_executed_op_shared_ld.sum"
+INST_ST = "smsp__sass_inst_executed_op_shared_st.sum"
+REQ_LD = "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"
+REQ_ST = "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum"
+SEC_LD = "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"
+SEC_ST = "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"
+DRAM_RD = "dram__bytes_read.sum"
+DRAM_WR = "dram__bytes_write.sum"
+OCCUPANCY = "sm__warps_active.avg.pct_of_peak_sustained_active"
+REGISTERS = "launch__registers_per_thread"
+DURATION = "gpu__time_duration.sum"
+SM_CLOCK = "sm__cycles_elapsed.avg.per_second"
+
+
+def _ratio(num: float, den: float) -> float | None:
+    return num / den if den else None
+
+
+@dataclass(frozen=True)
+class Derived:
+    needs: tuple[str, ...]  # the raw metrics it is computed from
+    unit: str  # how a page labels it ("" for a plain ratio)
+    digits: int  # decimals pages print
+    what: str  # a short column heading
+    compute: Callable[[Mapping[str, float], int], float | None]  # (counters, declared bytes) -> value
+
+
+DERIVED: dict[str, Derived] = {
+    "conflict_ways_ld": Derived(
+        (WAVES_LD, INST_LD), "", 1, "ld ways", lambda c, _b: _ratio(c[WAVES_LD], c[INST_LD])
+    ),
+    "conflict_ways_st": Derived(
+        (WAVES_ST, INST_ST), "", 1, "st ways", lambda c, _b: _ratio(c[WAVES_ST], c[INST_ST])
+    ),
+    "conflict_ways": Derived(
+        (WAVES_LD, WAVES_ST, INST_LD, INST_ST),
+        "",
+        1,
+        "conflict ways",
+        lambda c, _b: _ratio(c[WAVES_LD] + c[WAVES_ST], c[INST_LD] + c[INST_ST]),
+    ),
+    "sectors_per_req_ld": Derived(
+        (SEC_LD, REQ_LD), "", 1, "ld sectors/req", lambda c, _b: _ratio(c[SEC_LD], c[REQ_LD])
+    ),
+    "sectors_per_req_st": Derived(
+        (SEC_ST, REQ_ST), "", 1, "st sectors/req", lambda c, _b: _ratio(c[SEC_ST], c[REQ_ST])
+    ),
+    "dram_read_mb": Derived((DRAM_RD,), "MB", 1, "DRAM read MB", lambda c, _b: c[DRAM_RD] / 1e6),
+    "dram_write_mb": Derived((DRAM_WR,), "MB", 1, "DRAM write MB", lambda c, _b: c[DRAM_WR] / 1e6),
+    "dram_mb": Derived((DRAM_RD, DRAM_WR), "MB", 1, "DRAM MB", lambda c, _b: (c[DRAM_RD] + c[DRAM_WR]) / 1e6),
+    "dram_ratio": Derived(
+        (DRAM_RD, DRAM_WR), "", 2, "DRAM / declared", lambda c, b: _ratio(c[DRAM_RD] + c[DRAM_WR], b)
+    ),
+    "occupancy_pct": Derived((OCCUPANCY,), "%", 1, "occupancy %", lambda c, _b: c[OCCUPANCY]),
+    "registers": Derived((REGISTERS,), "", 0, "registers", lambda c, _b: c[REGISTERS]),
+    "ktime_us": Derived((DURATION,), "µs", 2, "kernel µs", lambda c, _b: c[DURATION] / 1000.0),
+    "sm_clock_mhz": Derived((SM_CLOCK,), "MHz", 0, "SM MHz", lambda c, _b: c[SM_CLOCK] / 1e6),
+}
+
+
+def needs(name: str) -> tuple[str, ...]:
+    """The raw metrics figure ``name`` is computed from (a raw metric needs itself)."""
+    d = DERIVED.get(name)
+    return d.needs if d else (name,)
+
+
+def missing(name: str, counters: Mapping[str, float] | None) -> list[str]:
+    """The raw metrics ``name`` needs that ``counters`` lacks (all of them when there are no counters)."""
+    have = counters or {}
+    return [m for m in needs(name) if m not in have]
+
+
+def value(name: str, counters: Mapping[str, float], declared_bytes: int) -> float | None:
+    """Figure ``name`` (derived or raw) for one row; None when undefined (e.g. no shared instructions).
+    Raises KeyError naming the first missing metric; check :func:`missing` first."""
+    d = DERIVED.get(name)
+    if d is None:
+        return float(counters[name])
+    return d.compute(counters, declared_bytes)
+
+
+def bytes_mismatch(counters: Mapping[str, float] | None, declared_bytes: int) -> bool:
+    """DRAM bytes differ from the declared bytes by more than :data:`BYTES_TOLERANCE`."""
+    if counters is None or missing("dram_ratio", counters) or declared_bytes <= 0:
+        return False
+    ratio = value("dram_ratio", counters, declared_bytes)
+    return ratio is not None and abs(ratio - 1.0) > BYTES_TOLERANCE
