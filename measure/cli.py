@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -89,6 +90,9 @@ def cmd_run(args: argparse.Namespace) -> int:
             "(see measure/README.md)"
         )
         return 2
+    # `timeout` and the node's deadline stop a run with SIGTERM: exit through the finally blocks, so
+    # the counter pass's ncu process group is killed and the device context closed.
+    signal.signal(signal.SIGTERM, _exit_on_sigterm)
     commit, dirty = resolve_commit(root, args.commit, args.dirty)
     options = runner.Options(
         min_samples=args.min_samples,
@@ -98,13 +102,51 @@ def cmd_run(args: argparse.Namespace) -> int:
         warmup_launches=args.warmup,
     )
     out = Path(args.out).resolve() if args.out else root / R.RESULTS_DIR
+    from measure.counterpass import Settings as CounterSettings
+
+    counters = CounterSettings(
+        enabled=not args.no_counters,
+        ncu=args.ncu,
+        time_limit_s=args.counter_time_limit,
+        log_file=Path(args.ncu_log).resolve() if args.ncu_log else None,
+    )
     try:
         return runner.run(
-            root, args.node, nodes[args.node], declared, args.ids, options, runner.Provenance0(commit, dirty), out
+            root,
+            args.node,
+            nodes[args.node],
+            declared,
+            args.ids,
+            options,
+            runner.Provenance0(commit, dirty),
+            out,
+            counters,
         )
     except DeviceError as exc:
         print(f"{PROG} run: {exc}")
         return 2
+
+
+def cmd_probe(args: argparse.Namespace) -> int:
+    """Launch every kernel row of the named experiments once, in the order named (for ncu)."""
+    root = _root(args)
+    nodes, node_problems = load_nodes(root)
+    declared, spec_problems = load_specs(root)
+    unknown = [i for i in args.ids if i not in declared]
+    if node_problems or spec_problems or args.node not in nodes or unknown:
+        _print_problems(node_problems + spec_problems)
+        print(f"{PROG} probe: unknown node '{args.node}' or experiment(s) {', '.join(unknown) or '-'}")
+        return 2
+    try:
+        from measure import probe
+    except ImportError as exc:
+        print(f"{PROG} probe: {exc}; install the 'node' extra on a verification node")
+        return 2
+    return probe.probe(root, nodes[args.node], [declared[i] for i in args.ids], Path(args.manifest))
+
+
+def _exit_on_sigterm(signum: int, frame: object) -> None:
+    raise SystemExit(128 + signum)
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
@@ -282,7 +324,22 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("--max-noise", type=float, default=0.5, help="stop at this relative stdev, %% (default 0.5)")
     r.add_argument("--time-limit", type=float, default=3.0, help="seconds per row before it is noisy (default 3)")
     r.add_argument("--warmup", type=int, default=5, help="untimed launches before sampling (default 5)")
+    r.add_argument(
+        "--no-counters",
+        action="store_true",
+        help="skip the Nsight Compute counter pass (recorded: such results are not incomplete)",
+    )
+    r.add_argument("--ncu", help="the ncu executable (default: ncu on PATH, else /usr/local/cuda/bin/ncu)")
+    r.add_argument(
+        "--counter-time-limit", type=float, default=120.0, help="seconds for the whole counter pass (default 120)"
+    )
+    r.add_argument("--ncu-log", help="keep ncu's output (its CSV) in this file")
     r.set_defaults(func=cmd_run)
+    pr = sub.add_parser("probe", help="launch every kernel row once, for ncu (the counter pass of 'run' uses it)")
+    pr.add_argument("ids", nargs="+", help="experiment ids, launched in this order")
+    pr.add_argument("--node", required=True)
+    pr.add_argument("--manifest", required=True, help="JSON lines file: one line per launch, in order")
+    pr.set_defaults(func=cmd_probe)
     v = sub.add_parser("verify", help="check every result: format, recomputation, hashes, node, checks")
     v.add_argument("--results-dir", default=R.RESULTS_DIR, help="folder to verify (default: measure/results)")
     v.set_defaults(func=cmd_verify)

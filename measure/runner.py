@@ -23,7 +23,8 @@ from typing import Any
 import numpy as np
 
 from measure import check as checks
-from measure import references, stats
+from measure import counterpass, references, stats
+from measure import counters as C
 from measure import results as R
 from measure.device import Device, DeviceError, Kernel, nvcc_version, versions
 from measure.nodes import Node
@@ -343,6 +344,31 @@ def _row_line(exp_id: str, row: R.Row) -> str:
     )
 
 
+def counter_pass(
+    root: Path, node_name: str, chosen: list[Declared], cc: str, settings: counterpass.Settings | None
+) -> counterpass.Outcome | None:
+    """The counter pass before any timing; None when counters were not asked for (``--no-counters``)."""
+    if settings is None or not settings.enabled:
+        print("counter pass: not requested (--no-counters)", flush=True)
+        return None
+    metrics, functions = counterpass.plan(chosen, C.arch_of(cc))
+    t0 = time.monotonic()
+    print(f"counter pass: {len(metrics)} metrics, {len(set(functions))} functions, under ncu ...", flush=True)
+    outcome = counterpass.collect(
+        root,
+        node_name,
+        [d.id for d in chosen],
+        metrics,
+        functions,
+        ncu_path=settings.ncu,
+        time_limit_s=settings.time_limit_s,
+        log_file=settings.log_file,
+    )
+    said = outcome.info.error or f"{len(outcome.counters)} rows with counters"
+    print(f"counter pass: {said} ({time.monotonic() - t0:.1f} s, ncu {outcome.info.ncu_version})", flush=True)
+    return outcome
+
+
 def run(
     root: Path,
     node_name: str,
@@ -352,8 +378,11 @@ def run(
     options: Options,
     prov0: Provenance0,
     out_dir: Path,
+    counter_settings: counterpass.Settings | None = None,
 ) -> int:
-    """Run the ceilings and then ``ids`` (all declared experiments when empty); 0 when every check passed."""
+    """Run the ceilings and then ``ids`` (all declared experiments when empty); 0 when every check passed.
+    The counter pass (one ncu process over every kernel row) runs first, so each result file is written
+    once, complete, when its experiment's timing ends."""
     device = Device()
     try:
         info = device.info
@@ -383,12 +412,14 @@ def run(
             f"throttle below {runner.settings.min_sm_clock_mhz} MHz",
             flush=True,
         )
+        outcome = counter_pass(root, node_name, chosen, info.compute_capability, counter_settings)
         ok = True
         ceiling_rows: list[R.Row] | None = None
         t0 = time.monotonic()
         with Reporter(total) as report:
             for d in chosen:
                 result = runner.run_experiment(d, None if d.experiment.ceilings else (ceiling_rows or []), report)
+                result = counterpass.attach(result, outcome, d.experiment.ceilings)
                 if d.experiment.ceilings:
                     ceiling_rows = list(result.ceilings)
                 path = out_dir / node_name / f"{d.id}.json"

@@ -1,29 +1,46 @@
 #!/usr/bin/env bash
-# One device call = one command: set up PyCUDA (once per machine), then smoke | full | tests.
+# One device call = one command: set up PyCUDA (once per machine), then all | smoke | full | full2 | tests.
 #
-#   GLOSS_COMMIT=<sha> GLOSS_DIRTY=0|1 bash measure/node/run.sh smoke|full|full2|tests
+#   GLOSS_COMMIT=<sha> GLOSS_DIRTY=0|1 [DEADLINE=160] [MEASURE_ARGS="--min-time 0.2 --time-limit 1.0"] \
+#       bash measure/node/run.sh all|smoke|full|full2|tests
 #
 # Run from the repository root on the verification node (the lent H200), with the offline PyCUDA
-# wheels and sdist in .node/ (see measure/README.md). Writes everything under $OUT (default ./out):
-# run.log, pytest.log (setup.log only when the set-up fails) and the result files as
-# $OUT/<node>/<experiment>.json; full2 adds repeat.log and repeat.tar (a second run's results).
-# Never touches the GPU's clocks or settings.
+# wheels (or the sdist) in .node/ (see measure/README.md). Never touches the GPU's clocks or settings.
+#
+# all: the whole suite WITH the Nsight Compute counter pass, then, if DEADLINE (seconds since this
+#   script started, default 160) leaves at least REPEAT_MIN seconds (default 45), a timing-only repeat
+#   run (--no-counters). Every stage runs under `timeout` so the script ends before DEADLINE, and the
+#   results are packed while the run goes, after each stage and at the end, so a kill at any moment
+#   still returns what finished: $OUT/results.tar.gz (<node>/*.json of the main run),
+#   $OUT/repeat.tar.gz, $OUT/run.log, $OUT/repeat.log, $OUT/ncu.log (ncu's CSV), setup.log on failure.
+# smoke | full | full2 | tests: as before (results as $OUT/<node>/<experiment>.json, GPU tests).
 set -uo pipefail
-mode=${1:?usage: run.sh smoke|full|full2|tests}
+mode=${1:?usage: run.sh all|smoke|full|full2|tests}
 node=${NODE:-h200-1}
 out=${OUT:-$PWD/out}
-site=/tmp/site
+site=${SITE:-/tmp/site}
+deadline=${DEADLINE:-160}
+repeat_min=${REPEAT_MIN:-45}
+reserve=${RESERVE:-6}   # seconds kept for packing after the last stage
+min_stage=${MIN_STAGE:-10}  # a stage with fewer seconds left is skipped
+work=${WORK:-/tmp}      # the runs' result folders: $work/results, $work/repeat
 mkdir -p "$out"
 export PATH=/usr/local/cuda/bin:$PATH
 export PYTHONUNBUFFERED=1
 
 t0=$(date +%s)
+left() { echo $(( deadline - ($(date +%s) - t0) - reserve )); }
+
 if [ ! -d "$site/pycuda" ]; then
   {
     echo "== installing PyCUDA from .node/ into $site"
-    python3 -m pip install -q --no-index --no-deps --no-compile --target "$site" .node/*.whl &&
-    CUDA_ROOT=/usr/local/cuda python3 -m pip install -q --no-index --no-deps --no-build-isolation \
-        --target "$site" .node/pycuda-*.tar.gz
+    if compgen -G ".node/pycuda-*.whl" >/dev/null; then
+      python3 -m pip install -q --no-index --no-deps --no-compile --target "$site" .node/*.whl
+    else  # no prebuilt wheel: build the sdist (about two minutes)
+      python3 -m pip install -q --no-index --no-deps --no-compile --target "$site" .node/*.whl &&
+      CUDA_ROOT=/usr/local/cuda python3 -m pip install -q --no-index --no-deps --no-build-isolation \
+          --target "$site" .node/pycuda-*.tar.gz
+    fi
   } >/tmp/setup.log 2>&1 || { cp /tmp/setup.log "$out/"; echo "PyCUDA setup failed:"; tail -30 /tmp/setup.log; exit 2; }
 fi
 export PYTHONPATH=$site:$PWD
@@ -40,9 +57,37 @@ run_gpu_tests() {
   python3 -m pytest tests/measure -m gpu -q -p no:cacheprovider --confcutdir=tests/measure 2>&1 | tee "$out/pytest.log"
   return "${PIPESTATUS[0]}"
 }
+pack() {  # $1: results folder, $2: archive name in $OUT; written whole, then renamed
+  [ -d "$1/$node" ] || return 0
+  tar -C "$1" -czf "$out/.$2.tmp" "$node" && mv -f "$out/.$2.tmp" "$out/$2"
+}
+staged() {  # $1: stage name, $2: results folder, $3: archive, $4: log, $5...: measure run options
+  local name=$1 dir=$2 archive=$3 log=$4; shift 4
+  local limit; limit=$(left)
+  if [ "$limit" -lt "$min_stage" ]; then echo "== $name: skipped, ${limit} s left before the deadline" | tee -a "$out/$log"; return 1; fi
+  echo "== $name: up to ${limit} s" | tee -a "$out/$log"
+  mkdir -p "$dir"
+  ( while sleep 10; do pack "$dir" "$archive"; done ) >/dev/null 2>&1 &  # keep the archive current meanwhile
+  local packer=$!
+  # shellcheck disable=SC2086
+  timeout -k 5 "$limit" python3 -m measure run --node "$node" --out "$dir" $MEASURE_ARGS "$@" 2>&1 | tee -a "$out/$log"
+  local rc=${PIPESTATUS[0]}
+  kill "$packer" 2>/dev/null; wait "$packer" 2>/dev/null
+  pack "$dir" "$archive"
+  echo "== $name: rc=$rc after $(( $(date +%s) - t0 )) s" | tee -a "$out/$log"
+  [ "$rc" = 124 ] && echo "== $name: stopped by its time limit; the archive holds what finished" | tee -a "$out/$log"
+  return "$rc"
+}
 
+MEASURE_ARGS=${MEASURE_ARGS:-}
 rc=0
 case $mode in
+  all)   staged main "$work/results" results.tar.gz run.log --ncu-log "$out/ncu.log" || rc=$?
+         if [ "$(left)" -ge "$repeat_min" ]; then
+           staged repeat "$work/repeat" repeat.tar.gz repeat.log --no-counters || { r=$?; [ "$rc" = 0 ] && rc=$r; }
+         else
+           echo "== repeat: skipped, $(left) s left (needs $repeat_min)" | tee -a "$out/repeat.log"
+         fi ;;
   smoke) run_suite "--time-limit 0.3 --min-time 0.05" || rc=$?; run_gpu_tests || rc=$? ;;
   full)  run_suite "" || rc=$?; run_gpu_tests || rc=$? ;;
   full2) # GPU tests first (they check every day-13 kernel at the ragged size), then two independent

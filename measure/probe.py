@@ -1,0 +1,81 @@
+"""``python -m measure probe``: launch every kernel row once, for the counter pass (run under ncu).
+
+For each experiment in the order given (the runner passes the ceilings first, then its own order), each
+size, each kernel row (kind ``kernel`` only: memcpy and observed rows are skipped): fresh random inputs,
+one launch, a synchronize, then one manifest line (:mod:`measure.ncu`), flushed, so a probe killed
+half-way leaves a manifest of exactly the launches that returned. No L2 flush kernel, no events, no
+check, no timing: ncu sees only the rows' own kernels. An experiment that fails is reported and skipped
+(its rows get no counters, so its result says incomplete); the others still run.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from measure import ncu
+from measure.device import Device
+from measure.nodes import Node
+from measure.spec import DEVICE_SM_COUNT, Declared, evaluate
+
+
+def kernel_rows(d: Declared) -> list[tuple[str, str, str]]:
+    """(kernel id, size label, function) of every row the probe launches, in launch order."""
+    exp = d.experiment
+    return [(k.id, s.label, k.function or "") for s in exp.sizes for k in exp.kernels if k.kind == "kernel"]
+
+
+def probe_experiment(dev: Device, node: Node, root: Path, d: Declared, manifest: Any, seed: int) -> int:
+    exp = d.experiment
+    module = dev.compile((root / d.source_path).read_text(encoding="utf-8"), node.arch)
+    buffers = {b.name for b in exp.buffers}
+    rng = np.random.default_rng([seed, 7])
+    launched = 0
+    for size in exp.sizes:
+        dims = dict(size.dims)
+        shapes = {b.name: tuple(evaluate(s, dims) for s in b.shape) for b in exp.buffers}
+        bufs = {name: dev.alloc(int(np.prod(shape)) * 4) for name, shape in shapes.items()}
+        try:
+            for b in exp.buffers:
+                if b.role == "input":
+                    data = (rng.random(shapes[b.name], dtype=np.float32) * 2.0 - 1.0).astype(np.float32)
+                    dev.upload(bufs[b.name], data)
+            for k in exp.kernels:
+                if k.kind != "kernel" or k.function is None:
+                    continue
+                env = {**dims, **k.params}
+                arg_types = "".join("P" if a in buffers else "i" for a in k.args)
+                kernel = dev.kernel(module, k.function, arg_types)
+                grid = [evaluate(g, {**env, DEVICE_SM_COUNT: dev.info.sm_count}) for g in k.grid]
+                args = [int(bufs[a]) if a in buffers else np.int32(evaluate(a, env)) for a in k.args]
+                dev.launcher(kernel, grid, list(k.block), args)()
+                dev.synchronize()
+                manifest.write(ncu.manifest_line(ncu.ManifestEntry(exp.id, k.id, size.label, k.function)))
+                manifest.flush()
+                launched += 1
+        finally:
+            for buf in bufs.values():
+                buf.free()
+    return launched
+
+
+def probe(root: Path, node: Node, chosen: Sequence[Declared], manifest_path: Path, seed: int = 20261202) -> int:
+    """0 when every experiment was probed, 1 when one failed (the others still were)."""
+    dev = Device()
+    rc = 0
+    try:
+        with manifest_path.open("w", encoding="utf-8") as manifest:
+            for d in chosen:
+                try:
+                    n = probe_experiment(dev, node, root, d, manifest, seed)
+                    print(f"probe: {d.id}: {n} launch(es)", flush=True)
+                except Exception as exc:  # the others still run; this one's rows get no counters
+                    print(f"probe: {d.id}: {type(exc).__name__}: {exc}".splitlines()[0][:500], file=sys.stderr)
+                    rc = 1
+    finally:
+        dev.close()
+    return rc
