@@ -3,6 +3,11 @@
 Kept thin on purpose: the runner decides what to run and when to stop; this module compiles, moves
 memory, launches, flushes the L2, records CUDA events and reads clocks. Importing it needs PyCUDA and
 numpy, so only ``gloss measure run`` (and GPU tests) import it, inside the command.
+
+What PyCUDA does not expose (function handles, occupancy, a launch's ``CUresult``) goes through
+:mod:`measure.cudadrv` (ctypes on ``libcuda.so.1``) on a second load of the same cubin: each compiled
+module is loaded twice, once by PyCUDA (timed launches) and once by the driver directly (observed
+launches and occupancy); the dynamic-shared opt-in and ``__constant__`` data are applied to both.
 """
 
 from __future__ import annotations
@@ -20,16 +25,27 @@ from typing import Any
 import numpy as np
 import pycuda
 import pycuda.driver as cuda
-from pycuda.compiler import SourceModule
+from pycuda.compiler import compile as nvcc_compile
 
 from measure.check import POISON_BITS
+from measure.cudadrv import FUNC_MAX_DYNAMIC_SHARED_SIZE_BYTES, DeviceError, Driver, Observation
+from measure.observed import Limits
 from measure.results import KernelBuild
 
+#: Device attributes (PyCUDA's names) behind each recorded limit.
+LIMIT_ATTRIBUTES = {
+    "shared_per_block_default": "MAX_SHARED_MEMORY_PER_BLOCK",
+    "shared_per_block_optin": "MAX_SHARED_MEMORY_PER_BLOCK_OPTIN",
+    "shared_per_sm": "MAX_SHARED_MEMORY_PER_MULTIPROCESSOR",
+    "registers_per_sm": "MAX_REGISTERS_PER_MULTIPROCESSOR",
+    "registers_per_block": "MAX_REGISTERS_PER_BLOCK",
+    "max_threads_per_sm": "MAX_THREADS_PER_MULTIPROCESSOR",
+    "max_blocks_per_sm": "MAX_BLOCKS_PER_MULTIPROCESSOR",
+    "warp_size": "WARP_SIZE",
+    "reserved_shared_per_block": "RESERVED_SHARED_MEMORY_PER_BLOCK",
+}
+
 FLUSH_SOURCE = Path(__file__).with_name("flush.cu")
-
-
-class DeviceError(RuntimeError):
-    """The device cannot be used as asked (no GPU, wrong GPU, launch failure)."""
 
 
 @dataclass(frozen=True)
@@ -111,9 +127,22 @@ def versions() -> dict[str, str]:
 
 
 @dataclass
+class Module:
+    """One compiled .cu file, loaded by PyCUDA and, from the same cubin, by the driver directly."""
+
+    pycuda: Any  # pycuda Module
+    handle: int  # CUmodule of the second load (0 when it failed: then ``error`` says why)
+    error: str = ""
+
+
+@dataclass
 class Kernel:
     function: Any  # pycuda Function, prepared
     name: str
+    handle: int  # CUfunction in Module.handle (0 when unavailable)
+    module: Module
+    default_max_dynamic_shared: int  # the function's own attribute value before any opt-in (-1 unknown)
+    opted_in: int | None = None  # the opt-in now set on the function (None: its own value)
 
 
 class Device:
@@ -128,6 +157,7 @@ class Device:
         except cuda.Error as exc:
             raise DeviceError(f"CUDA is not usable here: {exc}") from exc
         self.ctx = self.dev.make_context()
+        self.driver = Driver()
         self.stream = cuda.Stream()
         attr = cuda.device_attribute
         major, minor = self.dev.compute_capability()
@@ -153,9 +183,12 @@ class Device:
         self._flush_n4 = 0
         self._sink: Any = None
         self.flush_bytes = 0
+        self._loaded: list[int] = []
 
     def close(self) -> None:
         self._flush_buf = None
+        for handle in self._loaded:
+            self.driver.unload(handle)
         self._sink = None
         self.ctx.pop()
         self.ctx.detach()
@@ -163,18 +196,100 @@ class Device:
     # --- compilation ------------------------------------------------------------------------------
 
     @staticmethod
+    def nvcc_version() -> str:
+        return nvcc_version()
+
+    @staticmethod
+    def versions() -> dict[str, str]:
+        return versions()
+
+    @staticmethod
     def nvcc_flags(arch: str) -> list[str]:
         """The exact options PyCUDA passes to nvcc (its include path shown as {pycuda}/cuda)."""
         return ["--cubin", "-O3", "-arch", arch, "-I{pycuda}/cuda"]
 
-    def compile(self, source: str, arch: str) -> Any:
+    def compile(self, source: str, arch: str) -> Module:
         # cache_dir=False: compile every time, so the recorded flags are the ones that built this code.
-        return SourceModule(source, options=["-O3"], arch=arch, no_extern_c=True, cache_dir=False)
+        cubin = nvcc_compile(source, options=["-O3"], arch=arch, no_extern_c=True, cache_dir=False)
+        module = Module(cuda.module_from_buffer(cubin), 0)
+        try:
+            module.handle = self.driver.load(cubin)
+            self._loaded.append(module.handle)
+        except Exception as exc:  # observed launches and occupancy then say why; timing goes on
+            module.error = f"{type(exc).__name__}: {exc}"
+        return module
 
-    def kernel(self, module: Any, name: str, arg_types: str) -> Kernel:
-        fn = module.get_function(name)
+    def kernel(self, module: Module, name: str, arg_types: str) -> Kernel:
+        fn = module.pycuda.get_function(name)
         fn.prepare(arg_types)
-        return Kernel(fn, name)
+        handle, default = 0, -1
+        if module.handle:
+            try:
+                handle = self.driver.function(module.handle, name)
+                default = self.driver.get_attribute(handle, FUNC_MAX_DYNAMIC_SHARED_SIZE_BYTES)
+            except Exception:
+                handle = handle or 0
+        if default < 0:
+            try:
+                default = int(fn.get_attribute(cuda.function_attribute.MAX_DYNAMIC_SHARED_SIZE_BYTES))
+            except Exception:
+                default = -1
+        return Kernel(fn, name, handle, module, default)
+
+    def set_max_dynamic_shared(self, k: Kernel, nbytes: int | None) -> str:
+        """The opt-in for ``k`` (both loads): set to ``nbytes``; with None, undo an earlier opt-in (a
+        function never opted in is left untouched). Returns "" or the driver's refusal."""
+        if nbytes is None:
+            if k.opted_in is None or k.default_max_dynamic_shared < 0:
+                return ""
+            value = k.default_max_dynamic_shared
+        else:
+            value = nbytes
+        errors: list[str] = []
+        try:
+            k.function.set_attribute(cuda.function_attribute.MAX_DYNAMIC_SHARED_SIZE_BYTES, int(value))
+        except Exception as exc:
+            errors.append(f"{type(exc).__name__}: {exc}")
+        if k.handle:
+            try:
+                status = self.driver.set_attribute(k.handle, FUNC_MAX_DYNAMIC_SHARED_SIZE_BYTES, int(value))
+                if not status.ok:
+                    errors.append(f"cuFuncSetAttribute failed: {status}")
+            except Exception as exc:
+                errors.append(f"{type(exc).__name__}: {exc}")
+        k.opted_in = nbytes
+        return "; ".join(dict.fromkeys(errors))
+
+    def upload_constant(self, k: Kernel, symbol: str, array: Any) -> None:
+        """Copy ``array`` into ``__constant__`` ``symbol`` of both loads of ``k``'s module."""
+        data = np.ascontiguousarray(array)
+        ptr, size = k.module.pycuda.get_global(symbol)
+        targets = [(int(ptr), int(size))]
+        if k.module.handle:
+            targets.append(self.driver.global_symbol(k.module.handle, symbol))
+        for address, capacity in targets:
+            if data.nbytes > capacity:
+                raise DeviceError(
+                    f"__constant__ '{symbol}' holds {capacity} bytes, the buffer copied into it has {data.nbytes}"
+                )
+            cuda.memcpy_htod(address, data)
+
+    def occupancy(self, k: Kernel, block_threads: int, dynamic_shared: int) -> tuple[int, str]:
+        """Resident blocks per SM for this configuration, and "" or why it could not be computed."""
+        if not k.handle:
+            return 0, f"no driver handle for {k.name} ({k.module.error or 'cuModuleGetFunction failed'})"
+        blocks, status = self.driver.max_active_blocks(k.handle, block_threads, dynamic_shared)
+        return blocks, "" if status.ok else f"cuOccupancyMaxActiveBlocksPerMultiprocessor: {status}"
+
+    def limits(self) -> Limits:
+        """The device's launch limits; -1 for an attribute this PyCUDA or driver does not know."""
+        values: dict[str, int] = {}
+        for field_name, attr_name in LIMIT_ATTRIBUTES.items():
+            try:
+                values[field_name] = int(self.dev.get_attribute(getattr(cuda.device_attribute, attr_name)))
+            except Exception:
+                values[field_name] = -1
+        return Limits(**values)
 
     @staticmethod
     def build_info(k: Kernel) -> KernelBuild:
@@ -214,7 +329,7 @@ class Device:
         module = self.compile(
             FLUSH_SOURCE.read_text(encoding="utf-8"), f"sm_{self.info.compute_capability.replace('.', '')}"
         )
-        self._flush_fn = module.get_function("l2_flush_read")
+        self._flush_fn = module.pycuda.get_function("l2_flush_read")
         self._flush_fn.prepare("PqP")
         self._flush_module = module
         self._flush_n4 = n4
@@ -232,15 +347,43 @@ class Device:
 
     # --- launching and timing ---------------------------------------------------------------------
 
-    def launcher(self, k: Kernel, grid: Sequence[int], block: Sequence[int], args: Sequence[Any]) -> Callable[[], None]:
+    def launcher(
+        self,
+        k: Kernel,
+        grid: Sequence[int],
+        block: Sequence[int],
+        args: Sequence[tuple[str, int]],
+        dynamic_shared: int = 0,
+    ) -> Callable[[], None]:
+        """A launch of ``k`` through PyCUDA; ``args`` are ("P", device pointer) or ("i", int)."""
         g = (*grid, *([1] * (3 - len(grid))))
         b = (*block, *([1] * (3 - len(block))))
-        fn, stream = k.function, self.stream
+        values = [int(v) if kind == "P" else np.int32(v) for kind, v in args]
+        fn, stream, shared = k.function, self.stream, int(dynamic_shared)
 
         def launch() -> None:
-            fn.prepared_async_call(g, b, stream, *args)
+            fn.prepared_async_call(g, b, stream, *values, shared_size=shared)
 
         return launch
+
+    def observe(
+        self,
+        k: Kernel,
+        grid: Sequence[int],
+        block: Sequence[int],
+        args: Sequence[tuple[str, int]],
+        dynamic_shared: int = 0,
+    ) -> Observation:
+        """Launch ``k`` once with cuLaunchKernel and keep what the driver returned, then synchronize.
+
+        A refused launch (e.g. CUDA_ERROR_INVALID_VALUE for too much dynamic shared memory) queues
+        nothing and leaves the context usable; an error while the kernel ran is sticky and is what
+        synchronizing returns."""
+        if not k.handle:
+            raise DeviceError(f"no driver handle for {k.name} ({k.module.error or 'cuModuleGetFunction failed'})")
+        self.synchronize()
+        status = self.driver.launch(k.handle, grid, block, int(dynamic_shared), int(self.stream.handle), args)
+        return Observation(status, self.driver.synchronize())
 
     def memcpy_launcher(self, dst: Any, src: Any, nbytes: int) -> Callable[[], None]:
         stream = self.stream
@@ -279,6 +422,9 @@ class Device:
         except cuda.Error as exc:
             raise DeviceError(f"the GPU reported an error: {exc}") from exc
         return [start.time_till(end) for start, end in pairs]
+
+
+__all__ = ["Device", "DeviceError", "DeviceInfo", "Kernel", "Module", "Observation", "nvcc_version", "versions"]
 
 
 def environment_note() -> str:

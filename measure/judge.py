@@ -11,7 +11,7 @@ from typing import Literal
 
 from measure import counters
 from measure.recompute import copy_ceiling_gbps, recompute_ceilings, recompute_row
-from measure.resultformat import Result, digest_of, rerun
+from measure.resultformat import Result, Row, digest_of, rerun
 from measure.spec import Declared, sha256_file
 from site_plugins.messages import Problem
 
@@ -81,11 +81,8 @@ def tamper_problems(result: Result, rel: str) -> list[Problem]:
                     remedy,
                 )
             )
-        if stored.check.passed and stored.samples is None:
-            problems.append(Problem(rel, 1, f"tampered: {where} passed its check but has no samples", remedy))
-        if not stored.check.passed and stored.samples is not None:
-            problems.append(Problem(rel, 1, f"tampered: {where} failed its check but carries timings", remedy))
-    failed = any(not r.check.passed for r in [*result.ceilings, *result.rows]) or bool(result.error)
+        problems += [Problem(rel, 1, f"tampered: {where} {p}", remedy) for p in _shape_problems(stored)]
+    failed = any(r.failed for r in [*result.ceilings, *result.rows]) or bool(result.error)
     if (result.status == "failed") != failed:
         problems.append(Problem(rel, 1, f"tampered: status is '{result.status}' but the rows say otherwise", remedy))
     if not problems and result.schema_version >= 2:  # the specific findings above say more when there are any
@@ -105,6 +102,24 @@ def tamper_problems(result: Result, rel: str) -> list[Problem]:
     return problems
 
 
+def _shape_problems(row: Row) -> list[str]:
+    """What a row of its kind must (not) carry: timings only on checked timed rows, an outcome exactly
+    on observed launches, a check only after a launch that ran."""
+    if row.kind == "observe":
+        found = ["is an observed launch but carries timings"] if row.samples is not None else []
+        if row.outcome is None and row.check.passed:  # no outcome: the row broke before its launch
+            found.append("is an observed launch but records no outcome")
+        elif row.refused and row.check.passed:
+            found.append("was refused by the driver but passed its check")
+        return found
+    found = ["records a launch outcome but is not an observed launch"] if row.outcome is not None else []
+    if row.check.passed and row.samples is None:
+        found.append("passed its check but has no samples")
+    if not row.check.passed and row.samples is not None:
+        found.append("failed its check but carries timings")
+    return found
+
+
 def _first_difference(a: object, b: object) -> str:
     if a is None or b is None:
         return "summary present on one side only"
@@ -122,7 +137,7 @@ def failure_problems(result: Result, rel: str, declared: Declared | None) -> lis
     if result.error:
         problems.append(Problem(rel, 1, f"failed: the run broke: {result.error}", f"fix it, then {remedy}"))
     for row in [*result.ceilings, *result.rows]:
-        if not row.check.passed:
+        if row.failed:
             problems.append(
                 Problem(
                     rel,

@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
+from measure.observed import Limits, Occupancy, Outcome
 from measure.stats import Rule, Summary
 from measure.typed import from_json
 from site_plugins import atomic, safejson
@@ -63,6 +64,7 @@ class Provenance:
     run_started_utc: str
     started_utc: str
     finished_utc: str
+    limits: Limits | None = None  # the device's launch limits (None in results written before they were kept)
 
 
 @dataclass(frozen=True)
@@ -153,6 +155,18 @@ class Row:
     # Nsight Compute metrics for this row's launch, {name: value} exactly as ncu reported them in base
     # units; None when none were collected (memcpy rows, runs without counters, version-1 files).
     counters: dict[str, float] | None = None
+    occupancy: Occupancy | None = None  # kernel and observe rows (None for memcpy and older results)
+    outcome: Outcome | None = None  # observe rows only: what the driver returned for the launch
+
+    @property
+    def refused(self) -> bool:
+        """An observed launch the driver refused: a valid observation (nothing ran, nothing to check)."""
+        return self.outcome is not None and not self.outcome.launched
+
+    @property
+    def failed(self) -> bool:
+        """The row's check failed (an observed launch that was refused is not a failure)."""
+        return not self.check.passed and not self.refused
 
 
 @dataclass(frozen=True)

@@ -120,7 +120,7 @@ class Entry:
         return [v for r in self.result.ceilings if (v := _view(self.result, r, True)) is not None]
 
     def failed_rows(self) -> list[Row]:
-        return [r for r in self.result.rows if not r.check.passed] if self.result else []
+        return [r for r in self.result.rows if r.failed] if self.result else []
 
     def row(self, kernel: str, size: str) -> RowView | None:
         """The row for kernel id (or label) ``kernel`` at size label ``size``; None if absent."""

@@ -15,35 +15,26 @@ import datetime as dt
 import socket
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from measure import check as checks
-from measure import counterpass, references, stats
+from measure import counterpass, stats
 from measure import counters as C
 from measure import results as R
-from measure.device import Device, DeviceError, Kernel, nvcc_version, versions
 from measure.nodes import Node
 from measure.progress import Reporter
-from measure.spec import DEVICE_SM_COUNT, Declared, Experiment, evaluate, sha256_file
+from measure.rowrun import Options, Rows, error_text
+from measure.spec import Declared, Experiment, evaluate, sha256_file
 from measure.spec import Kernel as KernelSpec
 
+if TYPE_CHECKING:  # the device module needs PyCUDA; tests drive the runner with a fake device
+    from measure.device import Device, Kernel
 
-@dataclass(frozen=True)
-class Options:
-    min_samples: int = 10
-    min_gpu_time_s: float = 0.5
-    max_rel_stdev: float = 0.005
-    row_time_limit_s: float = 3.0
-    warmup_launches: int = 5
-    batch_target_s: float = 0.025
-    max_batch: int = 512
-    throttle_fraction: float = 0.75
-    seed: int = 20261202
+__all__ = ["Options", "Provenance0", "Runner", "run"]
 
 
 @dataclass(frozen=True)
@@ -78,9 +69,9 @@ class Runner:
         self.out_dir = out_dir
         self.run_id = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%SZ-") + uuid.uuid4().hex[:6]
         self.run_started = utc_now()
-        self.nvcc = nvcc_version()
-        self.versions = versions()
-        self.rng_counter = 0
+        self.nvcc = device.nvcc_version()
+        self.versions = device.versions()
+        self.limits = device.limits()
         info = device.info
         min_clock = int(options.throttle_fraction * info.max_sm_clock_mhz) if info.max_sm_clock_mhz > 0 else 0
         # Read at least four times the L2, never less than 256 MiB.
@@ -98,7 +89,7 @@ class Runner:
             seed=options.seed,
         )
         device.setup_flush(flush)
-        self.pairs = device.events(options.max_batch)
+        self.rows = Rows(device, options, self.settings, self.limits, device.events(options.max_batch))
 
     # --- provenance -------------------------------------------------------------------------------
 
@@ -120,7 +111,7 @@ class Runner:
             driver_release=info.driver_release,
             cuda_driver_version=info.cuda_driver_version,
             nvcc_version=self.nvcc,
-            nvcc_flags=Device.nvcc_flags(self.node.arch),
+            nvcc_flags=self.dev.nvcc_flags(self.node.arch),
             pycuda_version=self.versions["pycuda"],
             numpy_version=self.versions["numpy"],
             python_version=self.versions["python"],
@@ -135,6 +126,7 @@ class Runner:
             run_started_utc=self.run_started,
             started_utc=started,
             finished_utc=utc_now(),
+            limits=self.limits,
         )
 
     # --- one experiment ---------------------------------------------------------------------------
@@ -149,16 +141,20 @@ class Runner:
         rows: list[R.Row] = []
         try:
             module = self.dev.compile(source, self.node.arch)
-            kernels: dict[str, Kernel] = {}
+            kernels: dict[str, Kernel | str] = {}
             for k in exp.kernels:
-                if k.kind == "kernel" and k.function is not None:
-                    kernels[k.id] = self.dev.kernel(module, k.function, _arg_types(exp, k))
+                if k.kind != "memcpy" and k.function is not None:
+                    try:  # a function that does not load fails its rows, not the experiment
+                        kernels[k.id] = kernel = self.dev.kernel(module, k.function, _arg_types(exp, k))
+                    except Exception as exc:
+                        kernels[k.id] = error_text(exc)
+                        continue
                     if all(b.function != k.function for b in builds):
-                        builds.append(Device.build_info(kernels[k.id]))
+                        builds.append(self.dev.build_info(kernel))
             for size in exp.sizes:
                 rows += self.run_size(exp, size.label, dict(size.dims), kernels, report)
-        except (DeviceError, Exception) as exc:  # record the failure: a result that says why it broke
-            error = f"{type(exc).__name__}: {exc}".splitlines()[0][:500]
+        except Exception as exc:  # record the failure: a result that says why it broke
+            error = error_text(exc)
             report.note(f"  ! {exp.id}: {error}")
         prov = replace(prov, finished_utc=utc_now())
         if ceilings is None:  # this IS the ceilings experiment: its rows are the ceilings
@@ -168,7 +164,7 @@ class Runner:
             ceiling_rows = ceilings
             best = R.copy_ceiling_gbps(ceiling_rows)
             rows = [R.recompute_row(r, prov, self.settings, best) for r in rows]
-        failed = bool(error) or any(not r.check.passed for r in rows)
+        failed = bool(error) or any(r.failed for r in rows)
         return R.Result(
             schema_version=R.SCHEMA_VERSION,
             experiment=exp.id,
@@ -184,7 +180,12 @@ class Runner:
         )
 
     def run_size(
-        self, exp: Experiment, label: str, dims: dict[str, int], kernels: dict[str, Kernel], report: Reporter
+        self,
+        exp: Experiment,
+        label: str,
+        dims: dict[str, int],
+        kernels: dict[str, Kernel | str],
+        report: Reporter,
     ) -> list[R.Row]:
         shapes = {b.name: tuple(evaluate(s, dims) for s in b.shape) for b in exp.buffers}
         elem = 4
@@ -195,7 +196,12 @@ class Runner:
             for k in exp.kernels:
                 report.start(f"{exp.id} {k.label} @ {label}")
                 env = {**dims, **k.params}
-                row = self.run_row(exp, k, label, env, dims, shapes, bufs, kernels.get(k.id), working_set)
+                row = self.rows.declared_row(k, label, env, dims, working_set)
+                try:  # one row's failure is recorded in that row; the others still run
+                    row = self.rows.run_row(exp, k, row, env, shapes, bufs, kernels.get(k.id))
+                except Exception as exc:
+                    failed = R.Check(False, k.tolerance, None, None, 0, error_text(exc))
+                    row = replace(row, samples=None, check=failed)
                 rows.append(row)
                 report.done(_row_line(exp.id, row))
         finally:
@@ -203,134 +209,18 @@ class Runner:
                 b.free()
         return rows
 
-    def run_row(
-        self,
-        exp: Experiment,
-        k: KernelSpec,
-        label: str,
-        env: dict[str, int],
-        dims: dict[str, int],
-        shapes: dict[str, tuple[int, ...]],
-        bufs: dict[str, Any],
-        kernel: Kernel | None,
-        working_set: int,
-    ) -> R.Row:
-        grid_env = {**env, DEVICE_SM_COUNT: self.dev.info.sm_count}
-        launch_cfg = R.Launch([evaluate(g, grid_env) for g in k.grid], list(k.block)) if k.kind == "kernel" else None
-        if k.kind == "memcpy":
-            dst, src = k.args
-            nbytes = int(np.prod(shapes[dst])) * 4
-            launch = self.dev.memcpy_launcher(bufs[dst], bufs[src], nbytes)
-        else:
-            assert kernel is not None and launch_cfg is not None
-            args = [int(bufs[a]) if a in bufs else np.int32(evaluate(a, env)) for a in k.args]
-            launch = self.dev.launcher(kernel, launch_cfg.grid, launch_cfg.block, args)
-        row = R.Row(
-            kernel=k.id,
-            label=k.label,
-            kind=k.kind,
-            function=k.function or "",
-            size=label,
-            dims=dims,
-            launch=launch_cfg,
-            bytes_read=evaluate(k.bytes_read, env),
-            bytes_written=evaluate(k.bytes_written, env),
-            flops=evaluate(k.flops, env) if k.flops else None,
-            shared_bytes=evaluate(k.shared_bytes, env) if k.shared_bytes else None,
-            working_set_bytes=working_set,
-            check=R.Check(False, k.tolerance, None, None, 0, "not run"),
-        )
-        check = self.check(exp, k, env, shapes, bufs, launch)
-        row = replace(row, check=check)
-        if not check.passed:
-            return row
-        times, clocks = self.time(launch)
-        return replace(row, samples=R.Samples(times_ms=times, sm_clock_mhz=clocks))
-
-    def check(
-        self,
-        exp: Experiment,
-        k: KernelSpec,
-        env: dict[str, int],
-        shapes: dict[str, tuple[int, ...]],
-        bufs: dict[str, Any],
-        launch: Callable[[], None],
-    ) -> R.Check:
-        """Fresh random inputs (never zeros), poisoned outputs, one launch, compare every output."""
-        self.rng_counter += 1
-        rng = np.random.default_rng([self.opt.seed, self.rng_counter])
-        inputs: dict[str, Any] = {}
-        for b in exp.buffers:
-            if b.role == "input":
-                data = rng.random(shapes[b.name], dtype=np.float32) * 2.0 - 1.0
-                inputs[b.name] = data.astype(np.float32, copy=False)
-                self.dev.upload(bufs[b.name], inputs[b.name])
-            else:
-                self.dev.poison(bufs[b.name], int(np.prod(shapes[b.name])))
-        self.dev.synchronize()
-        launch()
-        self.dev.synchronize()
-        expected = references.REFERENCES[k.reference](inputs, env)
-        outputs = [b.name for b in exp.buffers if b.role == "output"]
-        if set(expected) != set(outputs):
-            return R.Check(
-                False,
-                k.tolerance,
-                None,
-                None,
-                0,
-                f"reference '{k.reference}' returned {sorted(expected)}, the outputs are {sorted(outputs)}",
-            )
-        for name in outputs:
-            got = self.dev.download(bufs[name], shapes[name])
-            result = checks.compare(got, expected[name], k.tolerance)
-            if not result.passed:
-                return replace(result, message=f"{name}: {result.message}")
-        # All outputs passed: report the worst of them.
-        return result
-
-    def time(self, launch: Callable[[], None]) -> tuple[list[float], list[int]]:
-        opt = self.opt
-        for _ in range(opt.warmup_launches):
-            self.dev.flush()
-            launch()
-        self.dev.synchronize()
-        # Size batches from one timed warm sample, so a batch is about batch_target_s of GPU time.
-        probe = self.dev.timed_batch(launch, self.pairs[:1])[0]
-        batch = int(min(opt.max_batch, max(1, opt.batch_target_s * 1000.0 / max(probe, 1e-3))))
-        times: list[float] = []
-        clocks: list[int] = []
-        rule = self.settings.rule()
-        deadline = time.monotonic() + opt.row_time_limit_s
-        while True:
-            before = self.dev.clock.read()
-            # Events measure in float32 milliseconds; keep each as its shortest decimal (half the
-            # bytes of a double's repr in the JSON, and the same float32 when read back).
-            batch_times = [float(str(np.float32(t))) for t in self.dev.timed_batch(launch, self.pairs[:batch])]
-            after = self.dev.clock.read()
-            clock = min(before, after)
-            times += batch_times
-            clocks += [clock] * len(batch_times)
-            kept = [
-                t
-                for t, keep in zip(times, stats.kept_mask(clocks, self.settings.min_sm_clock_mhz), strict=True)
-                if keep
-            ]
-            if stats.converged(kept, rule) or time.monotonic() > deadline:
-                break
-        if not kept:
-            raise DeviceError(
-                f"every one of {len(times)} samples ran below {self.settings.min_sm_clock_mhz} MHz (throttled)"
-            )
-        return times, clocks
-
-
 def _arg_types(exp: Experiment, k: KernelSpec) -> str:
     buffers = {b.name for b in exp.buffers}
     return "".join("P" if a in buffers else "i" for a in k.args)
 
 
 def _row_line(exp_id: str, row: R.Row) -> str:
+    if row.outcome is not None:
+        o = row.outcome
+        what = "launched" if o.launched else "REFUSED"
+        err = f" {o.error_name} ({o.error_string})" if o.error_name else ""
+        check = "output ok" if row.check.passed else f"check: {row.check.message}"
+        return f"  {exp_id:22} {row.label:38} {row.size:24} {what}{err}; {check}"
     if not row.check.passed:
         return f"  {exp_id:22} {row.label:38} {row.size:24} CHECK FAILED: {row.check.message}"
     s = row.samples
@@ -379,11 +269,16 @@ def run(
     prov0: Provenance0,
     out_dir: Path,
     counter_settings: counterpass.Settings | None = None,
+    device: Device | None = None,
 ) -> int:
     """Run the ceilings and then ``ids`` (all declared experiments when empty); 0 when every check passed.
     The counter pass (one ncu process over every kernel row) runs first, so each result file is written
-    once, complete, when its experiment's timing ends."""
-    device = Device()
+    once, complete, when its experiment's timing ends. ``device`` defaults to the node's GPU (tests pass
+    :class:`measure.fakedevice.FakeDevice`)."""
+    if device is None:
+        from measure.device import Device  # PyCUDA: only on a verification node
+
+        device = Device()
     try:
         info = device.info
         if info.name != node.gpu:
