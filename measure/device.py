@@ -236,29 +236,29 @@ class Device:
                 default = -1
         return Kernel(fn, name, handle, module, default)
 
-    def set_max_dynamic_shared(self, k: Kernel, nbytes: int | None) -> str:
-        """The opt-in for ``k`` (both loads): set to ``nbytes``; with None, undo an earlier opt-in (a
-        function never opted in is left untouched). Returns "" or the driver's refusal."""
+    def set_max_dynamic_shared(self, k: Kernel, nbytes: int | None, observed: bool = False) -> str:
+        """The opt-in for ``k``, on both loads: set to ``nbytes``; with None, undo an earlier opt-in (a
+        function never opted in is left untouched). Returns "" or the refusal that matters for the
+        launch that follows: the driver load's for an ``observed`` launch, PyCUDA's for a timed one."""
         if nbytes is None:
             if k.opted_in is None or k.default_max_dynamic_shared < 0:
                 return ""
             value = k.default_max_dynamic_shared
         else:
             value = nbytes
-        errors: list[str] = []
+        pycuda_error = driver_error = ""
         try:
             k.function.set_attribute(cuda.function_attribute.MAX_DYNAMIC_SHARED_SIZE_BYTES, int(value))
         except Exception as exc:
-            errors.append(f"{type(exc).__name__}: {exc}")
+            pycuda_error = f"{type(exc).__name__}: {exc}"
         if k.handle:
             try:
                 status = self.driver.set_attribute(k.handle, FUNC_MAX_DYNAMIC_SHARED_SIZE_BYTES, int(value))
-                if not status.ok:
-                    errors.append(f"cuFuncSetAttribute failed: {status}")
+                driver_error = "" if status.ok else f"cuFuncSetAttribute failed: {status}"
             except Exception as exc:
-                errors.append(f"{type(exc).__name__}: {exc}")
+                driver_error = f"{type(exc).__name__}: {exc}"
         k.opted_in = nbytes
-        return "; ".join(dict.fromkeys(errors))
+        return driver_error if observed else pycuda_error
 
     def upload_constant(self, k: Kernel, symbol: str, array: Any) -> None:
         """Copy ``array`` into ``__constant__`` ``symbol`` of both loads of ``k``'s module."""

@@ -146,7 +146,7 @@ class FakeDevice:
     def build_info(k: FakeKernel) -> KernelBuild:
         return KernelBuild(k.name, k.registers, 0, 0, 1024)
 
-    def set_max_dynamic_shared(self, k: FakeKernel, nbytes: int | None) -> str:
+    def set_max_dynamic_shared(self, k: FakeKernel, nbytes: int | None, observed: bool = False) -> str:
         if nbytes is None:
             k.max_dynamic_shared, k.opted_in = self._limits.shared_per_block_default, None
             return ""

@@ -96,7 +96,8 @@ class Rows:
         assert launch_cfg is not None
         dynamic = evaluate(k.dynamic_shared, env) if k.dynamic_shared else 0
         opt_in = evaluate(k.max_dynamic_shared, env) if k.max_dynamic_shared is not None else None
-        opt_in_error = self.dev.set_max_dynamic_shared(kernel, opt_in)  # the row's own, or the function's default
+        # The row's own opt-in, or the function's own limit back (rows do not depend on their order).
+        opt_in_error = self.dev.set_max_dynamic_shared(kernel, opt_in, k.kind == "observe")
         row = replace(row, occupancy=self.occupancy(kernel, launch_cfg.block, dynamic))
         args = [("P", int(bufs[a])) if a in bufs else ("i", evaluate(a, env)) for a in k.args]
         grid, block = launch_cfg.grid, launch_cfg.block
@@ -104,7 +105,8 @@ class Rows:
             launch_args = (grid, block, args, dynamic)
             return self.observe_row(exp, k, row, env, shapes, bufs, kernel, launch_args, opt_in, opt_in_error)
         if opt_in_error:
-            raise DeviceError(f"the opt-in to {opt_in} bytes of dynamic shared memory was refused: {opt_in_error}")
+            what = f"the opt-in to {opt_in} bytes" if opt_in is not None else "restoring the function's own limit"
+            raise DeviceError(f"{what} of dynamic shared memory was refused: {opt_in_error}")
         launch = self.dev.launcher(kernel, grid, block, args, dynamic)
         return self.check_and_time(exp, k, row, env, shapes, bufs, launch, kernel)
 
