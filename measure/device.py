@@ -352,13 +352,14 @@ class Device:
         k: Kernel,
         grid: Sequence[int],
         block: Sequence[int],
-        args: Sequence[tuple[str, int]],
+        args: Sequence[tuple[str, int] | Any],
         dynamic_shared: int = 0,
     ) -> Callable[[], None]:
-        """A launch of ``k`` through PyCUDA; ``args`` are ("P", device pointer) or ("i", int)."""
+        """A launch of ``k`` through PyCUDA; ``args`` are ("P", device pointer) or ("i", int), or values
+        PyCUDA takes as they are (an int pointer, an np.int32)."""
         g = (*grid, *([1] * (3 - len(grid))))
         b = (*block, *([1] * (3 - len(block))))
-        values = [int(v) if kind == "P" else np.int32(v) for kind, v in args]
+        values = [_arg_value(a) for a in args]
         fn, stream, shared = k.function, self.stream, int(dynamic_shared)
 
         def launch() -> None:
@@ -422,6 +423,12 @@ class Device:
         except cuda.Error as exc:
             raise DeviceError(f"the GPU reported an error: {exc}") from exc
         return [start.time_till(end) for start, end in pairs]
+
+
+def _arg_value(arg: Any) -> Any:
+    if isinstance(arg, tuple) and len(arg) == 2 and arg[0] in ("P", "i"):
+        return int(arg[1]) if arg[0] == "P" else np.int32(arg[1])
+    return arg
 
 
 __all__ = ["Device", "DeviceError", "DeviceInfo", "Kernel", "Module", "Observation", "nvcc_version", "versions"]

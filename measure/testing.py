@@ -14,6 +14,7 @@ from typing import Literal
 
 from measure import counters as C
 from measure import results as R
+from measure.observed import Limits, Outcome, occupancy
 from measure.spec import Declared, evaluate, load_specs, sha256_file
 from measure.stats import theoretical_peak_gbps
 
@@ -64,6 +65,11 @@ __global__ void toy_slow(float* dst, const float* src, int n)
 }
 """
 
+#: The limits synthetic results carry (the H200's, as its driver reports them).
+SYNTHETIC_LIMITS = Limits(49152, 232448, 233472, 65536, 65536, 2048, 32, 32, 1024)
+#: What a launch refused for too much dynamic shared memory records.
+REFUSED = Outcome(False, "CUDA_ERROR_INVALID_VALUE", "invalid argument")
+
 FIXTURE_NODES = """\
 nodes:
   test-node:
@@ -96,11 +102,14 @@ def make_result(
     n_samples: int = 40,
     with_counters: bool = False,
     schema_version: int = R.SCHEMA_VERSION,
+    outcomes: dict[tuple[str, str], Outcome] | None = None,
 ) -> R.Result:
     """A self-consistent result for declared ``experiment``; ``times_ms`` maps (kernel, size) to a
     median time (default 0.1 ms x size factor); ``failed`` rows carry a failed check instead;
     ``with_counters``: every kernel row carries the sm_90 default counters (see :func:`synthetic_counters`)
-    and the result a counter pass."""
+    and the result a counter pass. Rows of kind ``observe`` are never timed and record
+    ``outcomes[(kernel, size)]`` (default: launched, no error); a refused one (e.g. :data:`REFUSED`) is not
+    checked. Kernel rows carry an occupancy, the provenance the H200's limits."""
     specs, problems = load_specs(root)
     if problems:
         raise ValueError("\n".join(str(p) for p in problems))
@@ -136,6 +145,7 @@ def make_result(
         run_started_utc="2026-01-01T00:00:00Z",
         started_utc="2026-01-01T00:00:00Z",
         finished_utc="2026-01-01T00:01:00Z",
+        limits=SYNTHETIC_LIMITS,
     )
     settings = R.Settings(
         min_samples=10,
@@ -184,6 +194,14 @@ def make_result(
                 if bad
                 else R.Check(True, k.tolerance, 0.0, 0.0, 0, "")
             )
+            outcome = (outcomes or {}).get(key, Outcome(True, "", "")) if k.kind == "observe" else None
+            if outcome is not None and not outcome.launched:
+                check = R.Check(False, k.tolerance, None, None, 0, "not run: the driver refused the launch")
+            threads = 1
+            for b in k.block:
+                threads *= b
+            dynamic = evaluate(k.dynamic_shared, env) if k.dynamic_shared else 0
+            blocks = 0 if outcome is not None and not outcome.launched else max(1, 2048 // max(threads, 1))
             rows.append(
                 R.Row(
                     kernel=k.id,
@@ -199,7 +217,9 @@ def make_result(
                     shared_bytes=evaluate(k.shared_bytes, env) if k.shared_bytes else None,
                     working_set_bytes=br + bw,
                     check=check,
-                    samples=None if bad else _samples(median, n_samples),
+                    samples=None if bad or k.kind == "observe" else _samples(median, n_samples),
+                    occupancy=occupancy(threads, dynamic, blocks, SYNTHETIC_LIMITS) if k.kind != "memcpy" else None,
+                    outcome=outcome,
                 )
             )
     rows = [R.recompute_row(r, provenance, settings, best) for r in rows]
@@ -259,6 +279,8 @@ __all__ = [
     "FIXTURE_NODES",
     "FIXTURE_SOURCE",
     "FIXTURE_SPEC",
+    "REFUSED",
+    "SYNTHETIC_LIMITS",
     "make_result",
     "replace",
     "synthetic_counters",

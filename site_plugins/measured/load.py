@@ -129,8 +129,9 @@ def _tables(entry: rs.Entry) -> tuple[Table, ...]:
     )
     ceiling = _finite(entry.copy_ceiling_gbps)
     tables = []
-    for size in dict.fromkeys(r.size for r in result.rows):
-        rows = tuple(convert(r) for r in result.rows if r.size == size)
+    for size in dict.fromkeys(r.size for r in result.rows if r.kind != "observe"):
+        # Observed launches are never timed: {{ observed }} shows them, tables do not.
+        rows = tuple(convert(r) for r in result.rows if r.size == size and r.kind != "observe")
         tables.append(Table(size=size, rows=rows, ceiling_gbps=ceiling, ceilings=ceilings))
     return tuple(tables)
 

@@ -263,3 +263,12 @@ def test_device_limits(device_module: object, lib: ctypes.CDLL) -> None:
     )
     assert (limits.max_threads_per_sm, limits.max_blocks_per_sm, limits.warp_size) == (2048, 32, 32)
     assert limits.reserved_shared_per_block == -1  # this PyCUDA does not name the attribute
+
+
+def test_device_timed_launch_takes_plain_values_too(device_module: object, lib: ctypes.CDLL) -> None:
+    import numpy as np
+
+    dev = _device(device_module, lib)
+    k = dev.kernel(dev.compile("source", "sm_90"), "stage", "Pi")  # type: ignore[attr-defined]
+    dev.launcher(k, [4], [256], [0x1000, np.int32(5)])()  # type: ignore[attr-defined]
+    assert k.function.calls[-1][3] == (0x1000, np.int32(5)) and k.function.calls[-1][4] == {"shared_size": 0}
