@@ -40,10 +40,12 @@ def probe_experiment(dev: Device, node: Node, root: Path, d: Declared, manifest:
         shapes = {b.name: tuple(evaluate(s, dims) for s in b.shape) for b in exp.buffers}
         bufs = {name: dev.alloc(int(np.prod(shape)) * 4) for name, shape in shapes.items()}
         try:
+            inputs: dict[str, Any] = {}
             for b in exp.buffers:
                 if b.role == "input":
                     data = (rng.random(shapes[b.name], dtype=np.float32) * 2.0 - 1.0).astype(np.float32)
                     dev.upload(bufs[b.name], data)
+                    inputs[b.name] = data
             for k in exp.kernels:
                 if k.kind != "kernel" or k.function is None:
                     continue
@@ -52,7 +54,16 @@ def probe_experiment(dev: Device, node: Node, root: Path, d: Declared, manifest:
                 kernel = dev.kernel(module, k.function, arg_types)
                 grid = [evaluate(g, {**env, DEVICE_SM_COUNT: dev.info.sm_count}) for g in k.grid]
                 args = [int(bufs[a]) if a in buffers else np.int32(evaluate(a, env)) for a in k.args]
-                dev.launcher(kernel, grid, list(k.block), args)()
+                # Launched as the runner launches it: the row's opt-in, constants and dynamic shared memory.
+                dynamic = evaluate(k.dynamic_shared, env) if k.dynamic_shared else 0
+                opt_in = evaluate(k.max_dynamic_shared, env) if k.max_dynamic_shared is not None else None
+                refused = dev.set_max_dynamic_shared(kernel, opt_in)
+                if refused:  # its timed row fails the same way; this row gets no counters
+                    print(f"probe: {exp.id} {k.id}: the opt-in was refused: {refused}", file=sys.stderr)
+                    continue
+                for symbol, buffer in k.constants.items():
+                    dev.upload_constant(kernel, symbol, inputs[buffer])
+                dev.launcher(kernel, grid, list(k.block), args, dynamic)()
                 dev.synchronize()
                 manifest.write(ncu.manifest_line(ncu.ManifestEntry(exp.id, k.id, size.label, k.function)))
                 manifest.flush()

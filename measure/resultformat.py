@@ -26,7 +26,8 @@ READABLE_VERSIONS = (1, 2)
 #: Fields version 1 does not have: a version-1 file carrying one is invalid, and a version-1 result is
 #: written without them (fields added later go here too).
 V2_RESULT_FIELDS = ("counter_pass", "digest")
-V2_ROW_FIELDS = ("counters",)
+V2_ROW_FIELDS = ("counters", "occupancy", "outcome")
+V2_PROVENANCE_FIELDS = ("limits",)
 RESULTS_DIR = "measure/results"
 
 
@@ -209,6 +210,8 @@ def dumps(result: Result) -> str:
     if result.schema_version == 1:
         for key in V2_RESULT_FIELDS:
             del data[key]
+        for key in V2_PROVENANCE_FIELDS:
+            del data["provenance"][key]
         for row in [*data["ceilings"], *data["rows"]]:
             for key in V2_ROW_FIELDS:
                 del row[key]
@@ -270,6 +273,7 @@ def read_result(path: Path, rel: str, experiment: str, node: str) -> tuple[Resul
     if result.schema_version == 1:
         rows = [*data["ceilings"], *data["rows"]]
         newer = [k for k in V2_RESULT_FIELDS if k in data] + [k for k in V2_ROW_FIELDS if any(k in r for r in rows)]
+        newer += [k for k in V2_PROVENANCE_FIELDS if k in data["provenance"]]
         if newer:
             return None, [
                 Problem(rel, 1, f"invalid: schema version 1 has no '{newer[0]}' (a version-2 field)", remedy)

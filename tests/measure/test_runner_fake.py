@@ -159,7 +159,8 @@ def run(root: Path, device: FakeDevice, ids: list[str]) -> int:
     nodes, node_problems = load_nodes(root)
     assert node_problems == []
     return runner.run(
-        root, "test-node", nodes["test-node"], declared, ids, QUICK, runner.Provenance0(), root / R.RESULTS_DIR, device
+        root, "test-node", nodes["test-node"], declared, ids, QUICK, runner.Provenance0(), root / R.RESULTS_DIR,
+        device=device,
     )
 
 
