@@ -39,7 +39,7 @@ import httpx
 
 from site_plugins.links.evidence import Hop
 from site_plugins.links.htmlscan import FragmentState, read_anchors
-from site_plugins.links.pool import HostPool, PooledTransport
+from site_plugins.links.pool import HostPool, Sender
 from site_plugins.links.pool import host_key as pool_key
 from site_plugins.links.schedule import Held, HostGate, Slots
 from site_plugins.links.verdict import (
@@ -181,19 +181,12 @@ class Checker:
             gate = self._gates[key] = HostGate(s.per_host, s.slow_per_host, s.min_interval)
         return gate
 
-    def client(self) -> httpx.AsyncClient:
+    def sender(self) -> Sender:
         s = self.settings
-        verify = self._verify or ssl_context(s.ca_bundle)
-        transport = PooledTransport(verify, keep_per_host=s.per_host + s.slow_per_host)
-        self.pool = transport.pool
-        return httpx.AsyncClient(
-            transport=transport,
-            verify=verify,  # for proxies named in the environment, which get transports of their own
-            timeout=httpx.Timeout(s.timeout),
-            headers={"User-Agent": s.user_agent, "Accept": ACCEPT, "Accept-Language": "en"},
-            follow_redirects=False,
-            trust_env=True,
-        )
+        sender = Sender(self._verify or ssl_context(s.ca_bundle), s.per_host + s.slow_per_host,
+                        {"User-Agent": s.user_agent, "Accept": ACCEPT, "Accept-Language": "en"}, s.timeout)
+        self.pool = sender.pool
+        return sender
 
     async def check(self, urls: Sequence[str], on_result: Callable[[Result], None] | None = None,
                     ) -> dict[str, Result]:
@@ -206,7 +199,7 @@ class Checker:
         for page in pages:
             self._gate(page).pending += 1
         results: dict[str, Result] = {}
-        async with self.client() as client:
+        async with self.sender() as client:
 
             async def one(page: str, cited: list[str]) -> None:
                 gate = self._gate(page)
@@ -225,7 +218,7 @@ class Checker:
             await asyncio.gather(*(one(p, c) for p, c in pages.items()))
         return {u: results[u] for u in dict.fromkeys(urls)}
 
-    async def _life(self, client: httpx.AsyncClient, page: str, cited: list[str], gate: HostGate) -> list[Result]:
+    async def _life(self, client: Sender, page: str, cited: list[str], gate: HostGate) -> list[Result]:
         """One page from its first request to its verdict, inside its deadline (see the module docstring)."""
         s = self.settings
         loop = asyncio.get_running_loop()
@@ -298,7 +291,7 @@ class Checker:
         return _PageOutcome(Classification("transient", reason, "deadline"), attempt.status,
                             attempt.url or None, tuple(attempt.hops), tries=attempt.tries)
 
-    async def _pass(self, client: httpx.AsyncClient, page: str, cited: list[str], attempt: _Attempt, held: Held,
+    async def _pass(self, client: Sender, page: str, cited: list[str], attempt: _Attempt, held: Held,
                     ends_at: float) -> _PageOutcome:
         """Tries until a definite answer, the retries are used up, or the next try would not fit."""
         s = self.settings
@@ -339,10 +332,10 @@ class Checker:
             outcome.cls = replace(outcome.cls, reason=f"{outcome.cls.reason} (after {outcome.tries} tries)")
         return outcome
 
-    async def _fetch(self, client: httpx.AsyncClient, page: str, fragments: set[str], attempt: _Attempt,
+    async def _fetch(self, client: Sender, page: str, fragments: set[str], attempt: _Attempt,
                      held: Held) -> _PageOutcome:
         with self._watch_slow(held):
-            return await self._follow(client, page, fragments, attempt)
+            return await self._follow(client, page, fragments, attempt, held.gate)
 
     @contextlib.contextmanager
     def _watch_slow(self, held: Held) -> Iterator[None]:
@@ -361,23 +354,27 @@ class Checker:
         finally:
             timer[0].cancel()
 
-    async def _follow(self, client: httpx.AsyncClient, page: str, fragments: set[str],
-                      attempt: _Attempt) -> _PageOutcome:
+    async def _follow(self, client: Sender, page: str, fragments: set[str], attempt: _Attempt,
+                      gate: HostGate) -> _PageOutcome:
         s = self.settings
         url = page
         seen: set[str] = {page}
+        cookies: httpx.Cookies | None = None  # set by this page's own redirects, sent back on the next hop
         while True:
             attempt.url = url
-            await self._gate(url).pace()
+            await (gate if url == page else self._gate(url)).pace()
             self.requests += 1
             try:
-                response = await client.send(client.build_request("GET", url), stream=True)
+                response = await client.get(url, cookies)
             except (httpx.HTTPError, httpx.InvalidURL, OSError, ValueError) as exc:
                 return _PageOutcome(classify_exception(exc), final_url=url, hops=tuple(attempt.hops))
             try:
                 status = response.status_code
                 attempt.status = status
                 location = response.headers.get("location")
+                if "set-cookie" in response.headers:
+                    cookies = cookies or httpx.Cookies()
+                    cookies.extract_cookies(response)
                 if status in REDIRECT_STATUSES and location:
                     nxt, _ = split_fragment(urljoin(str(response.url), location.strip()))
                     attempt.hops.append(Hop(url, status))

@@ -12,13 +12,17 @@ connection back. How many connections a host gets at once is the scheduler's bus
 slots), so the pool needs no limit of its own beyond what it keeps idle.
 
 :class:`PooledTransport` is httpx's own transport (request and response mapping, exception mapping,
-TLS settings) with this pool in place of httpcore's.
+TLS settings) with this pool in place of httpcore's. :class:`Sender` sends one GET through it: straight
+to the transport (httpx's client adds URL merging, auth and redirect hooks and a cookie jar that parses
+every response: a third of the CPU per request, and none of it needed here), or through an httpx client
+when the environment names a proxy. Cookies set by a page are kept for that page's own redirects only.
 """
 
 from __future__ import annotations
 
 import ssl
-from collections.abc import AsyncIterator
+import urllib.request
+from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
 import httpcore
@@ -126,3 +130,38 @@ class PooledTransport(httpx.AsyncHTTPTransport):
         self.pool = HostPool(ssl_context, keep_per_host)
         # httpx 0.27-0.29 keep their httpcore pool here and use only its request, enter and close methods.
         self._pool = self.pool  # type: ignore[assignment]
+
+
+class Sender:
+    """Sends GET requests (streamed, no redirects followed) with fixed headers and timeouts."""
+
+    def __init__(self, ssl_context: ssl.SSLContext, keep_per_host: int, headers: Mapping[str, str],
+                 timeout: float) -> None:
+        self.transport = PooledTransport(ssl_context, keep_per_host)
+        self.pool = self.transport.pool
+        self._headers = httpx.Headers(headers)
+        self._timeout = httpx.Timeout(timeout)
+        self._extensions = {"timeout": self._timeout.as_dict()}
+        # A proxy from the environment: let httpx's client route each request (its mounts do that).
+        self._client: httpx.AsyncClient | None = None
+        if urllib.request.getproxies():
+            self._client = httpx.AsyncClient(transport=self.transport, verify=ssl_context, timeout=self._timeout,
+                                             headers=headers, follow_redirects=False, trust_env=True)
+
+    async def get(self, url: str, cookies: httpx.Cookies | None = None) -> httpx.Response:
+        request = httpx.Request("GET", url, headers=self._headers, extensions=self._extensions)
+        if cookies:
+            cookies.set_cookie_header(request)
+        if self._client is not None:
+            return await self._client.send(request, stream=True)
+        response = await self.transport.handle_async_request(request)
+        response.request = request
+        return response
+
+    async def __aenter__(self) -> Sender:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        if self._client is not None:
+            await self._client.aclose()
+        await self.transport.aclose()
