@@ -143,9 +143,9 @@ class _PageOutcome:
 
 
 def split_fragment(url: str) -> tuple[str, str | None]:
-    parts = urlsplit(url)
     if "#" not in url:
         return url, None
+    parts = urlsplit(url)
     return urlunsplit(parts._replace(fragment="")), parts.fragment
 
 
@@ -197,7 +197,11 @@ class Checker:
             pages.setdefault(page, []).append(url)
         self._global = Slots(self.settings.concurrency)
         for page in pages:
-            self._gate(page).pending += 1
+            gate = self._gate(page)
+            gate.pending += 1
+            if not gate.pool_key:
+                with contextlib.suppress(httpx.InvalidURL):
+                    gate.pool_key = pool_key(httpx.URL(page))
         results: dict[str, Result] = {}
         async with self.sender() as client:
 
@@ -207,9 +211,8 @@ class Checker:
                     found = await self._life(client, page, cited, gate)
                 finally:
                     gate.pending -= 1
-                    if gate.pending == 0 and self.pool is not None:
-                        with contextlib.suppress(httpx.InvalidURL):
-                            await self.pool.close_host(pool_key(httpx.URL(page)))
+                    if gate.pending == 0 and self.pool is not None and gate.pool_key:
+                        await self.pool.close_host(gate.pool_key)
                 for r in found:
                     results[r.url] = r
                     if on_result:

@@ -28,6 +28,8 @@ from typing import Any
 import httpcore
 import httpx
 
+from site_plugins.links.aionet import AsyncioBackend
+
 HostKey = tuple[bytes, bytes, int]
 
 
@@ -62,7 +64,7 @@ class HostPool:
         self._ssl = ssl_context
         self.keep_per_host = keep_per_host
         self._expiry = keepalive_expiry
-        self._backend = httpcore.AnyIOBackend()
+        self._backend = AsyncioBackend()
         self._idle: dict[HostKey, list[httpcore.AsyncHTTPConnection]] = {}
         self.opened: dict[HostKey, int] = {}  # TCP connections opened per host, for tests and the benchmark
 
