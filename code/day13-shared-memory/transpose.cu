@@ -21,8 +21,8 @@ extern "C" {
 // --8<-- [start:copy]
 // The ceiling for the ladder: same tiles, same threads, same guards, but rows in and rows out, so
 // both the loads and the stores of a warp touch 32 consecutive floats: 128 bytes, which are one
-// 128-byte line only when cols % 32 == 0 (otherwise the rows start unaligned and each access
-// straddles two lines). All four loads are issued before the first store, as the tiled kernels do
+// 128-byte line when cols % 32 == 0 (otherwise most rows start off a 128-byte boundary and a
+// warp's access straddles two lines). All four loads are issued before the first store, as the tiled kernels do
 // through shared memory.
 __global__ void copy_tiles(float* __restrict__ dst, const float* __restrict__ src,
                            int rows, int cols)
