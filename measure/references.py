@@ -55,10 +55,58 @@ def matmul(inputs: Arrays, dims: Mapping[str, int]) -> dict[str, Any]:
     return {"c": inputs["a"].astype(np.float64) @ inputs["b"].astype(np.float64)}
 
 
+def conv2d(inputs: Arrays, dims: Mapping[str, int]) -> dict[str, Any]:
+    """Day 20: ``dst`` is ``src`` convolved with the first (2r+1)^2 weights of ``w`` (row-major, the
+    centre at [r][r]), "same" size, zero padding outside the image, in float64.
+
+    A sum of shifted slices of the zero-padded image, one multiply-add pass per weight, done in bands
+    of 64 rows so that the passes over a band stay in the CPU's caches (the 4096 x 4096 check runs
+    once per kernel row on the node, so its cost counts)."""
+    import numpy as np
+
+    r = dims["r"]
+    width = 2 * r + 1
+    w = inputs["w"].astype(np.float64)[: width * width].reshape(width, width)
+    src = inputs["src"]
+    rows, cols = src.shape
+    padded = np.zeros((rows + 2 * r, cols + 2 * r))
+    padded[r : r + rows, r : r + cols] = src
+    out = np.zeros((rows, cols))
+    band = 64
+    tmp = np.empty((band, cols))
+    for y0 in range(0, rows, band):
+        h = min(band, rows - y0)
+        acc, t = out[y0 : y0 + h], tmp[:h]
+        for dy in range(width):
+            for dx in range(width):
+                np.multiply(padded[y0 + dy : y0 + dy + h, dx : dx + cols], w[dy, dx], out=t)
+                acc += t
+    return {"dst": out}
+
+
+def reverse_blocks(inputs: Arrays, dims: Mapping[str, int]) -> dict[str, Any]:
+    """Each block's 16384 floats of ``src``, written back in reverse order into ``dst``."""
+    return {"dst": inputs["src"].reshape(-1, 16384)[:, ::-1].reshape(-1).copy()}
+
+
+def fma_chains(inputs: Arrays, dims: Mapping[str, int]) -> dict[str, Any]:
+    """``ceilings-fp32``: with a = -1 and b = 0 and an even number of steps every chain ends where it
+    started, so ``dst[i]`` is the sum over c = 1..8 of ``src[i] * c``, i.e. 36 x ``src[i]``. Refuses
+    other parameters rather than guess."""
+    import numpy as np
+
+    if dims["a_bits"] != -1082130432 or dims["b_bits"] != 0 or dims["iters"] % 2:
+        raise ValueError("fma_chains: the reference covers a = -1.0, b = 0.0 and an even step count only")
+    return {"dst": inputs["src"].astype(np.float64) * 36.0}
+
+
 REFERENCES: dict[str, Reference] = {
     "copy": copy,
     "transpose": transpose,
     "strided_shared_sum": strided_shared_sum,
     "matmul": matmul,
+    "conv2d": conv2d,
+    "reverse_blocks": reverse_blocks,
+    "fma_chains": fma_chains,
 }
 NAMES = frozenset(REFERENCES)
