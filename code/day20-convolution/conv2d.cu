@@ -54,8 +54,11 @@ __device__ void conv_naive(float* __restrict__ dst, const float* __restrict__ sr
 // --8<-- [start:halo]
 // Tiled with a halo: the block stages the input its tile needs, the 32 x 16 output tile plus R
 // pixels on every side, in shared memory. There are more input pixels ((BH+2R) x (BW+2R)) than
-// threads (BH x BW), so the block walks the patch in strides of its thread count; pixels outside the
-// image are stored as 0 (the padding), so the compute loop below needs no bounds checks.
+// threads (BH x BW), so the block walks the patch in strides of its thread count (two passes for
+// these radii); pixels outside the image are stored as 0 (the padding), so the compute loop below
+// needs no bounds checks. A thread issues both of its loads before its first store into the patch,
+// as day 13's kernels do: written as one load-then-store loop, the SASS stored the first pixel
+// before it loaded the second, so the second load waited for the first.
 // Every thread takes part in the load and reaches the barrier, including threads whose own output
 // pixel lies outside the image: only the final store is guarded.
 template <int R, bool CONST_W>
@@ -64,15 +67,25 @@ __device__ void conv_tiled(float* __restrict__ dst, const float* __restrict__ sr
 {
     constexpr int PW = BW + 2 * R;  // patch width
     constexpr int PH = BH + 2 * R;  // patch height
+    constexpr int PASSES = (PH * PW + BW * BH - 1) / (BW * BH);
     __shared__ float patch[PH][PW];
 
     const int tid = threadIdx.y * BW + threadIdx.x;
     const int x0 = blockIdx.x * BW - R;  // image coordinates of patch[0][0]
     const int y0 = blockIdx.y * BH - R;
-    for (int i = tid; i < PH * PW; i += BW * BH) {
-        int py = i / PW, px = i % PW;
-        int yy = y0 + py, xx = x0 + px;
-        patch[py][px] = (yy >= 0 && yy < rows && xx >= 0 && xx < cols) ? src[(size_t)yy * cols + xx] : 0.0f;
+    float v[PASSES];
+    #pragma unroll
+    for (int p = 0; p < PASSES; ++p) {  // loads: consecutive threads, consecutive pixels of a row
+        int i = tid + p * BW * BH;
+        int yy = y0 + i / PW, xx = x0 + i % PW;
+        bool inside = i < PH * PW && yy >= 0 && yy < rows && xx >= 0 && xx < cols;
+        v[p] = inside ? src[(size_t)yy * cols + xx] : 0.0f;
+    }
+    #pragma unroll
+    for (int p = 0; p < PASSES; ++p) {  // stores: only the last pass can run past the patch
+        int i = tid + p * BW * BH;
+        if (i < PH * PW)
+            patch[i / PW][i % PW] = v[p];
     }
     __syncthreads();  // the patch is complete, halo included
 
