@@ -97,14 +97,22 @@ def reverse_blocks(inputs: Arrays, dims: Mapping[str, int]) -> dict[str, Any]:
 
 
 def fma_chains(inputs: Arrays, dims: Mapping[str, int]) -> dict[str, Any]:
-    """``ceilings-fp32``: with a = -1 and b = 0 and an even number of steps every chain ends where it
-    started, so ``dst[i]`` is the sum over c = 1..8 of ``src[i] * c``, i.e. 36 x ``src[i]``. Refuses
-    other parameters rather than guess."""
+    """``ceilings-fp32``: thread ``i`` starts 8 chains at ``src[i] * c`` (c = 1..8, rounded to float32
+    as the kernel does), steps each ``iters`` times as ``x <- x * a + b`` with ``a`` and ``b`` the
+    floats whose bit patterns are ``a_bits`` and ``b_bits``, and stores the sum of the chains. In
+    float64, in closed form: ``a**K x0 + b (1 - a**K) / (1 - a)`` per chain (``x0 + K b`` when a = 1).
+    """
     import numpy as np
 
-    if dims["a_bits"] != -1082130432 or dims["b_bits"] != 0 or dims["iters"] % 2:
-        raise ValueError("fma_chains: the reference covers a = -1.0, b = 0.0 and an even step count only")
-    return {"dst": inputs["src"].astype(np.float64) * 36.0}
+    a = float(np.array(dims["a_bits"], dtype=np.int32).view(np.float32))
+    b = float(np.array(dims["b_bits"], dtype=np.int32).view(np.float32))
+    k = dims["iters"]
+    src = inputs["src"].astype(np.float32)
+    out = np.zeros(src.shape)
+    for c in range(1, 9):
+        x0 = (src * np.float32(c)).astype(np.float64)  # float32 product, as the kernel's FMUL
+        out += x0 + k * b if a == 1.0 else a**k * x0 + b * (1.0 - a**k) / (1.0 - a)
+    return {"dst": out}
 
 
 REFERENCES: dict[str, Reference] = {
