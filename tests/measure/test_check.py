@@ -97,4 +97,12 @@ def test_strided_shared_sum_reference_matches_the_kernels_loop(stride: int) -> N
 
 
 def test_every_reference_is_registered_by_name() -> None:
-    assert {"copy", "transpose", "strided_shared_sum", "matmul"} == references.NAMES
+    assert {
+        "copy",
+        "transpose",
+        "strided_shared_sum",
+        "matmul",
+        "conv2d",
+        "reverse_blocks",
+        "fma_chains",
+    } == references.NAMES
