@@ -2,6 +2,7 @@
 # One device call = one command: set up PyCUDA (once per machine), then all | smoke | full | full2 | tests.
 #
 #   GLOSS_COMMIT=<sha> GLOSS_DIRTY=0|1 [DEADLINE=160] [MEASURE_ARGS="--min-time 0.2 --time-limit 1.0"] \
+#       [REPEAT_ARGS="..." (the repeat run's settings; default MEASURE_ARGS)] \
 #       bash measure/node/run.sh all|smoke|full|full2|tests
 #
 # Run from the repository root on the verification node (the lent H200), with the offline PyCUDA
@@ -84,7 +85,7 @@ rc=0
 case $mode in
   all)   staged main "$work/results" results.tar.gz run.log --ncu-log "$out/ncu.log" || rc=$?
          if [ "$(left)" -ge "$repeat_min" ]; then
-           staged repeat "$work/repeat" repeat.tar.gz repeat.log --no-counters || { r=$?; [ "$rc" = 0 ] && rc=$r; }
+           MEASURE_ARGS=${REPEAT_ARGS:-$MEASURE_ARGS} staged repeat "$work/repeat" repeat.tar.gz repeat.log --no-counters || { r=$?; [ "$rc" = 0 ] && rc=$r; }
          else
            echo "== repeat: skipped, $(left) s left (needs $repeat_min)" | tee -a "$out/repeat.log"
          fi ;;
