@@ -1,15 +1,23 @@
-"""Named diagrams: each is a pure function from parameters to an inline SVG.
+"""Named diagrams: the figure's HTML, with an inline SVG of its initial state.
 
 Inline SVG (not an <img>) so the figure takes the page's colours through ``currentColor`` and
-mkdocs-material's CSS variables, in both the light and the dark palette, and costs no request.
+mkdocs-material's CSS variables, in light and dark, and costs no request. Without JavaScript the figure
+is that SVG, its text alternative and the step's sentence. With JavaScript,
+``site_plugins/assets/tile-lifecycle.js`` reveals the controls (tile size, step) and redraws the same
+picture with the same geometry as :func:`draw`; every number it shows (banks, conflict ways, the step
+sentences) comes from :mod:`site_plugins.tilemodel`, embedded as JSON in the figure.
+
 A preset is a named set of parameters; an entry may override single parameters.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from html import escape
+
+from site_plugins import tilemodel as tm
 
 
 @dataclass(frozen=True)
@@ -18,6 +26,7 @@ class Param:
     low: int
     high: int
     doc: str
+    choices: tuple[int, ...] = ()  # when set, the only allowed values
 
 
 @dataclass(frozen=True)
@@ -27,77 +36,181 @@ class Diagram:
     draw: Callable[[Mapping[str, int], str], str]
 
 
-def _tile_lifecycle(p: Mapping[str, int], alt: str) -> str:
-    tile, pad = p["tile"], p["pad"]
-    shown = 8  # cells drawn per side; the labels give the real tile size
-    cell = 14
-    fg = "currentColor"
-    accent = "fill: var(--md-accent-fg-color, #526cfe); fill-opacity: .55"
-    primary = "fill: var(--md-primary-fg-color, #4051b5); fill-opacity: .35"
-    parts: list[str] = []
+# Geometry, shared with the script (which reads it from the figure's data): 400 units wide so that
+# 13-unit text stays at 11 CSS px or more in a 340 px column.
+W = 400
+PANEL = 112  # side of the input and output panels; the tile panel is PANEL wide plus the padding column
+TOP = 24
+X_IN, X_TILE, X_OUT = 0.0, 140.0, 288.0
+Y_BAR = TOP + PANEL + 14
+Y_BANKS = Y_BAR + 34
+BANK_W = 12
+BANK_H = 3  # units per lane on a bank
+HEIGHT = Y_BANKS + 32 * BANK_H + 26
 
-    def grid(x: int, y: int, cols: int, rows: int, hl_col: int | None = None, hl_row: int | None = None,
-             padded_cols: int = 0) -> None:
-        for r in range(rows):
-            for c in range(cols + padded_cols):
-                style = "fill: none"
-                if c >= cols:
-                    style = "fill: currentColor; fill-opacity: .12"
-                elif hl_row is not None and r == hl_row:
-                    style = primary
-                elif hl_col is not None and c == hl_col:
-                    style = accent
-                parts.append(f'<rect x="{x + c * cell}" y="{y + r * cell}" width="{cell}" height="{cell}" '
-                             f'style="{style}; stroke: {fg}; stroke-opacity: .5"/>')
 
-    def text(x: int, y: int, s: str, anchor: str = "middle", size: int = 12) -> None:
-        parts.append(f'<text x="{x}" y="{y}" text-anchor="{anchor}" font-size="{size}" '
-                     f'fill="{fg}">{escape(s)}</text>')
+def _n(v: float) -> str:
+    return f"{v:.2f}".rstrip("0").rstrip(".")
 
-    def arrow(x1: int, y1: int, x2: int, y2: int) -> None:
-        parts.append(f'<line x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}" stroke="{fg}" stroke-width="1.5" '
-                     'marker-end="url(#gloss-arrow)"/>')
 
-    side = shown * cell
-    top = 40
-    x_in, x_tile, x_out = 20, 20 + side + 90, 20 + 2 * side + 180 + pad * cell
-    grid(x_in, top, shown, shown, hl_row=2)
-    grid(x_tile, top, shown, shown, hl_row=2, hl_col=5, padded_cols=pad)
-    grid(x_out, top, shown, shown, hl_row=5)
-    text(x_in + side // 2, top - 14, "input tile (global memory)")
-    text(x_tile + (side + pad * cell) // 2, top - 14, f"tile[{tile}][{tile + pad}] (shared memory)")
-    text(x_out + side // 2, top - 14, "output tile (global memory)")
-    arrow(x_in + side + 8, top + side // 2, x_tile - 8, top + side // 2)
-    text(x_in + side + 45, top + side // 2 - 8, "1. read rows", size=11)
-    arrow(x_tile + side + pad * cell + 8, top + side // 2, x_out - 8, top + side // 2)
-    text(x_tile + side + pad * cell + 45, top + side // 2 - 8, "3. write rows", size=11)
-    bar_y = top + side + 22
-    parts.append(f'<line x1="{x_tile - 10}" y1="{bar_y}" x2="{x_tile + side + pad * cell + 10}" y2="{bar_y}" '
-                 f'stroke="{fg}" stroke-width="3" stroke-dasharray="6 3"/>')
-    text(x_tile + (side + pad * cell) // 2, bar_y + 18, "2. __syncthreads(): every thread's load lands")
-    note = ("padding column: a column read touches 32 different banks" if pad
-            else "no padding: a column read hits one bank 32 times")
-    text(x_tile + (side + pad * cell) // 2, bar_y + 36, note, size=11)
-    width = x_out + side + 20
-    height = bar_y + 50
-    head = (f'<svg xmlns="http://www.w3.org/2000/svg" class="gloss-diagram" role="img" '
-            f'viewBox="0 0 {width} {height}" width="{width}" height="{height}" style="max-width:100%;height:auto" '
+def _cell(r: int, c: int) -> str:
+    return f"M{c} {r}h1v1h-1z"
+
+
+def _state(p: Mapping[str, int]) -> tm.TileState:
+    return tm.TileState(tile=p["tile"], pad=p["pad"], step=p["step"], cut_x=p["cut_x"], cut_y=p["cut_y"],
+                        guard_barrier=bool(p["guard_barrier"]))
+
+
+def scene(s: tm.TileState) -> str:
+    """The SVG's drawn content (everything inside the <svg> element but its title and description)."""
+    t, name = s.tile, tm.STEPS[s.step]
+    cell = PANEL / t
+    out: list[str] = []
+
+    def rect(x: float, y: float, w: float, h: float, cls: str, extra: str = "") -> None:
+        out.append(f'<rect class="{cls}" x="{_n(x)}" y="{_n(y)}" width="{_n(w)}" height="{_n(h)}"{extra}/>')
+
+    def text(x: float, y: float, words: str, anchor: str = "start") -> None:
+        out.append(f'<text x="{_n(x)}" y="{_n(y)}" text-anchor="{anchor}">{escape(words)}</text>')
+
+    text(X_IN, 14, "global in")
+    text(X_TILE + (PANEL + s.pad * cell) / 2, 14, f"tile[{t}][{s.width}]", "middle")
+    text(W, 14, "global out", "end")
+    for x0 in (X_IN, X_OUT):
+        rect(x0, TOP, PANEL, PANEL, "tl-frame")
+    # Parts of the edge tile past the matrix: hatched in the input (cols, rows) and, transposed, the output.
+    for x0, cut_w, cut_h in ((X_IN, s.cut_x, s.cut_y), (X_OUT, s.cut_y, s.cut_x)):
+        vw, vh = t - min(cut_w, t - 1), t - min(cut_h, t - 1)
+        if vw < t:
+            rect(x0 + vw * cell, TOP, (t - vw) * cell, PANEL, "tl-off")
+        if vh < t:
+            rect(x0, TOP + vh * cell, vw * cell, (t - vh) * cell, "tl-off")
+    # Rows, in cell units: the load brings every valid input row at once; the store writes each warp's
+    # column of the tile as a row of the output.
+    for x0, rows, cols, when in ((X_IN, s.valid_y, s.valid_x, "load"), (X_OUT, s.valid_x, s.valid_y, "store")):
+        if name == when:
+            out.append(f'<g transform="translate({_n(x0)} {TOP}) scale({_n(cell)})">')
+            out += [f'<rect class="tl-row" x="0" y="{_n(r + 0.1)}" width="{cols}" height="0.8"/>' for r in range(rows)]
+            out.append("</g>")
+    # The tile, in tile-cell units: each loaded cell in its bank's colour (one path per bank); cells the
+    # load guard skipped stay empty or, if the guard also encloses the barrier, are marked as garbage
+    # once the barrier is passed.
+    by_bank: dict[int, list[str]] = {}
+    garbage: list[str] = []
+    for r in range(t):
+        for c in range(t):
+            if c < s.valid_x and r < s.valid_y:
+                by_bank.setdefault(tm.bank(s, r, c), []).append(_cell(r, c))
+            elif s.guard_barrier and s.step >= 1:
+                garbage.append(_cell(r, c))
+    out.append(f'<g class="tl-tile" transform="translate({_n(X_TILE)} {TOP}) scale({_n(cell)})">')
+    for b in sorted(by_bank):
+        out.append(f'<path class="tl-bank" style="--b:{b}" d="{"".join(by_bank[b])}"/>')
+    if garbage:
+        out.append(f'<path class="tl-garbage" d="{"".join(garbage)}"/>')
+    if s.pad:
+        out.append(f'<rect class="tl-pad" x="{t}" y="0" width="{s.pad}" height="{t}"/>')
+    acc = tm.warp_access(s)
+    if acc is not None:  # warp 0's cells, outlined
+        out.append(f'<path class="tl-warp" d="{"".join(_cell(r, c) for r, c in acc.cells)}"/>')
+    out.append(f'<rect class="tl-frame" x="0" y="0" width="{s.width}" height="{t}"/></g>')
+    mid = TOP + PANEL / 2
+    if name == "load":
+        out.append(f'<line class="tl-arrow" x1="{_n(X_IN + PANEL + 4)}" y1="{_n(mid)}" x2="{_n(X_TILE - 6)}" '
+                   f'y2="{_n(mid)}" marker-end="url(#tl-head)"/>')
+    if name == "store":
+        out.append(f'<line class="tl-arrow" x1="{_n(X_TILE + s.width * cell + 4)}" y1="{_n(mid)}" '
+                   f'x2="{_n(X_OUT - 6)}" y2="{_n(mid)}" marker-end="url(#tl-head)"/>')
+    if name == "barrier":
+        cls = "tl-barrier tl-barrier--broken" if s.guard_barrier and tm.switched_off(s, "load") else "tl-barrier"
+        out.append(f'<line class="{cls}" x1="0" y1="{_n(Y_BAR)}" x2="{W}" y2="{_n(Y_BAR)}"/>')
+        text(W / 2, Y_BAR + 18, "__syncthreads()", "middle")
+    if acc is not None:  # warp 0's lanes stacked on their banks
+        counts = [0] * tm.BANKS
+        for b in acc.banks:
+            counts[b] += 1
+        base = Y_BANKS + tm.WARP * BANK_H
+        for b, n in enumerate(counts):
+            x = 8 + b * BANK_W
+            rect(x, Y_BANKS, BANK_W - 2, tm.WARP * BANK_H, "tl-slot")
+            if n:
+                rect(x, base - n * BANK_H, BANK_W - 2, n * BANK_H, "tl-bank", f' style="--b:{b}"')
+        text(8, base + 16, "bank 0")
+        text(8 + 32 * BANK_W - 2, base + 16, "31", "end")
+        text(W / 2, base + 16, f"warp 0: {acc.ways}-way" if acc.ways > 1 else "warp 0: no conflict", "middle")
+    return "".join(out)
+
+
+def _svg(s: tm.TileState, alt: str) -> str:
+    return (f'<svg xmlns="http://www.w3.org/2000/svg" class="gloss-diagram" role="img" '
+            f'viewBox="0 0 {W} {HEIGHT}" width="100%" style="max-width:{W}px" font-size="13" fill="currentColor" '
             f'aria-labelledby="gloss-tl-title gloss-tl-desc">'
-            f'<title id="gloss-tl-title">Tile lifecycle, tile[{tile}][{tile + pad}]</title>'
+            f'<title id="gloss-tl-title">Tile lifecycle, tile[{s.tile}][{s.width}]</title>'
             f'<desc id="gloss-tl-desc">{escape(alt)}</desc>'
-            '<defs><marker id="gloss-arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" '
-            'markerHeight="7" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="currentColor"/>'
-            '</marker></defs>')
-    return head + "".join(parts) + "</svg>"
+            '<defs><marker id="tl-head" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" '
+            'orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="currentColor"/></marker></defs>'
+            f'<g class="tl-scene">{scene(s)}</g></svg>')
 
 
+def data(s: tm.TileState) -> dict[str, object]:
+    """What the script needs to redraw any tile size and step: the parameters and, per tile size and
+    step, warp 0's cells, their banks, the conflict ways and the step's sentence."""
+    states: dict[str, list[dict[str, object]]] = {}
+    for t in tm.TILE_SIZES:
+        steps = []
+        for i in range(len(tm.STEPS)):
+            st = tm.TileState(t, s.pad, i, s.cut_x, s.cut_y, s.guard_barrier)
+            acc = tm.warp_access(st)
+            steps.append({"text": tm.describe(st), "ways": acc.ways if acc else 0,
+                          "cells": [list(c) for c in acc.cells] if acc else [],
+                          "banks": list(acc.banks) if acc else []})
+        states[str(t)] = steps
+    return {"tile": s.tile, "pad": s.pad, "step": s.step, "cut_x": s.cut_x, "cut_y": s.cut_y,
+            "guard_barrier": s.guard_barrier, "steps": list(tm.STEPS), "sizes": list(tm.TILE_SIZES),
+            "states": states}
+
+
+def _tile_lifecycle(p: Mapping[str, int], alt: str) -> str:
+    s = _state(p)
+    sizes = list(tm.TILE_SIZES)
+    at = sizes.index(s.tile) if s.tile in sizes else len(sizes) - 1
+    steps = "".join(
+        f'<li><button type="button" class="tl-step" data-step="{i}" aria-pressed="{str(i == s.step).lower()}" '
+        f'aria-label="step {i + 1}, {name}">{name}</button></li>' for i, name in enumerate(tm.STEPS))
+    controls = (
+        '<div class="tl-controls" hidden>'
+        f'<label class="tl-size">Tile size <input type="range" min="0" max="{len(sizes) - 1}" step="1" '
+        f'value="{at}" aria-valuetext="{s.tile} by {s.tile}"> <output>{s.tile} × {s.tile}</output></label>'
+        '<div class="tl-stepper" role="group" aria-label="Step">'
+        '<button type="button" class="tl-prev" aria-label="Previous step">◀</button>'
+        f'<ol class="tl-steps">{steps}</ol>'
+        '<button type="button" class="tl-next" aria-label="Next step">▶</button></div></div>')
+    payload = escape(json.dumps(data(s), separators=(",", ":")), quote=True)
+    return (f'<div class="gloss-tl" data-tl="{payload}">{controls}{_svg(s, alt)}'
+            f'<p class="tl-readout" aria-live="polite">{escape(tm.describe(s))}</p></div>')
+
+
+_SIZE = f"tile side in elements, one of {', '.join(map(str, tm.TILE_SIZES))}"
 DIAGRAMS: dict[str, Diagram] = {
     "tile-lifecycle": Diagram(
         params={
-            "tile": Param(32, 4, 64, "tile side in elements"),
+            "tile": Param(32, 8, 32, _SIZE, tm.TILE_SIZES),
             "pad": Param(0, 0, 1, "1 adds the padding column that avoids bank conflicts"),
+            "step": Param(0, 0, len(tm.STEPS) - 1, "the step shown first: 0 load, 1 barrier, 2 compute, 3 barrier, "
+                          "4 store"),
+            "cut_x": Param(0, 0, 31, "columns of the tile past the matrix's right edge (an edge tile)"),
+            "cut_y": Param(0, 0, 31, "rows of the tile past the matrix's bottom edge (an edge tile)"),
+            "guard_barrier": Param(0, 0, 1, "1 puts the barrier inside the bounds guard (the bug)"),
         },
-        presets={"default": {"tile": 32, "pad": 0}, "padded": {"tile": 32, "pad": 1}},
+        presets={
+            "tile-correct": {},
+            "default": {},
+            "bank-conflict": {"step": 2},
+            "padded": {"pad": 1, "step": 2},
+            "ragged-edge": {"pad": 1, "cut_x": 5, "cut_y": 2},
+            "guard-encloses-barrier": {"pad": 1, "cut_x": 5, "step": 1, "guard_barrier": 1},
+        },
         draw=_tile_lifecycle,
     ),
 }
@@ -115,6 +228,9 @@ def check_diagram(name: str, preset: str, params: Mapping[str, int]) -> list[tup
         spec = d.params.get(key)
         if spec is None:
             out.append((f"unknown parameter '{key}' for diagram '{name}'", f"use one of: {', '.join(d.params)}"))
+        elif spec.choices and value not in spec.choices:
+            out.append((f"parameter '{key}' is {value}, not one of {', '.join(map(str, spec.choices))}",
+                        f"{key}: {spec.doc}"))
         elif not spec.low <= value <= spec.high:
             out.append((f"parameter '{key}' is {value}, outside {spec.low}..{spec.high}", f"{key}: {spec.doc}"))
     return out

@@ -29,6 +29,7 @@ from site_plugins.links import evidence
 log = logging.getLogger("mkdocs.plugins.gloss")
 
 ASSETS = Path(__file__).parent / "assets"
+TERM_SEARCH_BOOST = 5  # material search boost: a term outranks the code page whose file name repeats its words
 
 
 class GlossConfig(base.Config):
@@ -61,6 +62,8 @@ class GlossPlugin(BasePlugin[GlossConfig]):
         # from the site itself: no external requests.
         for css in sorted(ASSETS.rglob("*.css")):
             config.extra_css.append(f"assets/gloss/{css.relative_to(ASSETS).as_posix()}")
+        for js in sorted(ASSETS.rglob("*.js")):  # small, dependency-free page scripts (the diagram's)
+            config.extra_javascript.append(f"assets/gloss/{js.relative_to(ASSETS).as_posix()}")
         return config
 
     def on_files(self, files: Files, /, *, config: MkDocsConfig) -> Files:
@@ -106,6 +109,8 @@ class GlossPlugin(BasePlugin[GlossConfig]):
             raise PluginError("gloss: on_page_markdown before on_files")
         uri = page.file.src_uri
         markdown = build.pages.get(uri, markdown)
+        if uri in build.term_tips:  # a search for a term's name finds its own entry before pages using it
+            page.meta.setdefault("search", {}).setdefault("boost", TERM_SEARCH_BOOST)
         if uri not in build.pages and build.view is not None:  # hand-written pages such as the home page
             # Same rules as entries: measurement directives work, hand-typed figures are flagged.
             first_line = _body_line(page.file.abs_src_path, markdown)

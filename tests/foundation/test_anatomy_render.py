@@ -74,21 +74,27 @@ def test_code_page_lists_regions_and_links_the_raw_file() -> None:
     ("tile-lifecycle", "padded", {"tile": 16}, []),
     ("tile-cycle", "default", {}, [("unknown diagram 'tile-cycle'", "use one of: tile-lifecycle")]),
     ("tile-lifecycle", "wide", {}, [("unknown preset 'wide' for diagram 'tile-lifecycle'",
-                                     "use one of: default, padded")]),
+                                     "use one of: tile-correct, default, bank-conflict, padded, ragged-edge, "
+                                     "guard-encloses-barrier")]),
     ("tile-lifecycle", "default", {"pad": 2}, [("parameter 'pad' is 2, outside 0..1",
                                                 "pad: 1 adds the padding column that avoids bank conflicts")]),
     ("tile-lifecycle", "default", {"size": 2}, [("unknown parameter 'size' for diagram 'tile-lifecycle'",
-                                                 "use one of: tile, pad")]),
+                                                 "use one of: tile, pad, step, cut_x, cut_y, guard_barrier")]),
+    ("tile-lifecycle", "padded", {"tile": 12}, [("parameter 'tile' is 12, not one of 8, 16, 32",
+                                                 "tile: tile side in elements, one of 8, 16, 32")]),
 ])
 def test_check_diagram(name: str, preset: str, params: dict[str, int], expected: list[tuple[str, str]]) -> None:
     assert check_diagram(name, preset, params) == expected
 
 
 def test_diagram_svg_is_accessible_and_follows_the_palette() -> None:
-    svg = render_diagram("tile-lifecycle", "padded", {"tile": 16}, "Rows in & out.")
-    assert svg.startswith("<svg ") and svg.endswith("</svg>")
+    html = render_diagram("tile-lifecycle", "padded", {"tile": 16}, "Rows in & out.")
+    assert html.startswith('<div class="gloss-tl" data-tl="') and html.endswith("</p></div>")
+    svg = html[html.index("<svg "):html.index("</svg>") + 6]
     assert 'role="img"' in svg and "<title id=\"gloss-tl-title\">Tile lifecycle, tile[16][17]</title>" in svg
     assert "<desc id=\"gloss-tl-desc\">Rows in &amp; out.</desc>" in svg
-    assert "var(--md-accent-fg-color" in svg
-    # Hard-coded colours appear only as fallbacks inside var(); the rest is currentColor.
-    assert re.findall(r"(?<!, )#[0-9a-fA-F]{6}\b", svg) == []
+    # Colours come from classes styled by the site's CSS (palette variables, bank hues); none inline.
+    assert re.findall(r"#[0-9a-fA-F]{6}\b|(?:fill|stroke)=\"(?!currentColor)", svg) == []
+    # Without JavaScript the controls stay hidden and the step's sentence is shown.
+    assert '<div class="tl-controls" hidden>' in html
+    assert '<p class="tl-readout" aria-live="polite">Step 3 of 5, compute: ' in html

@@ -1,0 +1,183 @@
+"""Browser fixtures: the project's real content built once per session (published and preview) into a
+temporary folder, served on 127.0.0.1, and Debian's Chromium driven by Playwright for Python.
+
+Chromium is launched by executable path (``/usr/bin/chromium`` or whatever ``chromium`` is on PATH);
+Playwright's own browser download is never used. Without Chromium or Playwright the tests skip.
+Screenshots go to ``tests/browser/artifacts/`` (git-ignored), or to ``$GLOSS_ARTIFACTS``.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import os
+import shutil
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mkdocs.commands.build import build
+from mkdocs.config import load_config
+
+ROOT = Path(__file__).parents[2]
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+ARTIFACTS = Path(os.environ.get("GLOSS_ARTIFACTS", Path(__file__).parent / "artifacts"))
+
+try:
+    from playwright.sync_api import Browser, BrowserContext, Page, sync_playwright
+except ImportError:  # pragma: no cover - the test extra installs it
+    sync_playwright = None
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    why = ("Chromium is not installed (apt-get install chromium)" if CHROMIUM is None
+           else "Playwright for Python is not installed (pip install -e '.[test]')" if sync_playwright is None
+           else None)
+    for item in items:
+        if "browser" in item.keywords and why and item.path.name != "test_page_load.py":
+            item.add_marker(pytest.mark.skip(reason=why))
+
+
+@dataclass
+class Served:
+    """A built site on 127.0.0.1 and every request it answered (path, status, bytes sent)."""
+
+    root: Path
+    base: str = ""
+    log: list[tuple[str, int, int]] = field(default_factory=list)
+
+
+def _handler(served: Served) -> type[http.server.SimpleHTTPRequestHandler]:
+    class Handler(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args: object) -> None:
+            pass
+
+        def send_response(self, code: int, message: str | None = None) -> None:
+            self._code = code
+            super().send_response(code, message)
+
+        def send_header(self, keyword: str, value: str) -> None:
+            if keyword.lower() == "content-length":
+                served.log.append((self.path, getattr(self, "_code", 0), int(value)))
+            super().send_header(keyword, value)
+
+    return Handler
+
+
+def _serve(root: Path) -> Iterator[Served]:
+    served = Served(root)
+    handler = functools.partial(_handler(served), directory=str(root))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    served.base = f"http://127.0.0.1:{server.server_address[1]}"
+    try:
+        yield served
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def _build(dest: Path, *, preview: bool) -> Path:
+    old = os.environ.get("GLOSS_PREVIEW")
+    os.environ["GLOSS_PREVIEW"] = "1" if preview else "0"
+    try:
+        build(load_config(str(ROOT / "mkdocs.yml"), strict=True, site_dir=str(dest)))
+    finally:
+        if old is None:
+            del os.environ["GLOSS_PREVIEW"]
+        else:
+            os.environ["GLOSS_PREVIEW"] = old
+    return dest
+
+
+@pytest.fixture(scope="session")
+def preview_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    """The real content with drafts shown (today every entry is a draft)."""
+    yield from _serve(_build(tmp_path_factory.mktemp("preview") / "site", preview=True))
+
+
+@pytest.fixture(scope="session")
+def published_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    yield from _serve(_build(tmp_path_factory.mktemp("published") / "site", preview=False))
+
+
+PRESETS = ("tile-correct", "bank-conflict", "padded", "ragged-edge", "guard-encloses-barrier")
+
+
+@pytest.fixture(scope="session")
+def presets_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    """A tiny site with one term per preset of the tile-lifecycle diagram (preview: all drafts)."""
+    from sitekit import build_site, make_site
+    from tinyproject import TERM_B, project
+
+    files = project()
+    for name in PRESETS:
+        files[f"content/terms/{name}.md"] = TERM_B.replace(
+            "title: What is a bank conflict in CUDA?",
+            f"title: What is {name}?\ndiagram:\n  name: tile-lifecycle\n  preset: {name}\n  alt: The {name} state.")
+    config = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    files["mkdocs.yml"] = config.replace("  - gloss\n", "  - gloss:\n      preview: true\n")
+    root = tmp_path_factory.mktemp("presets")
+    yield from _serve(build_site(make_site(root / "p", files), strict=False))
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Browser]:
+    assert sync_playwright is not None and CHROMIUM is not None
+    with sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=CHROMIUM,
+                               args=["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                                     "--disable-component-update", "--disable-default-apps", "--no-first-run"])
+        yield b
+        b.close()
+
+
+@dataclass
+class Tab:
+    """A page in a fresh context that records every URL it requests and refuses any not on 127.0.0.1."""
+
+    page: Page
+    context: BrowserContext
+    requests: list[str]
+
+    def outside(self) -> list[str]:
+        return [u for u in self.requests if not u.startswith(("http://127.0.0.1:", "data:", "blob:"))]
+
+
+@pytest.fixture
+def open_tab(browser: Browser) -> Iterator[Any]:
+    contexts: list[BrowserContext] = []
+
+    def make(width: int = 1280, height: int = 900, *, dark: bool = False, javascript: bool = True) -> Tab:
+        context = browser.new_context(viewport={"width": width, "height": height},
+                                      color_scheme="dark" if dark else "light", java_script_enabled=javascript,
+                                      service_workers="block")
+        contexts.append(context)
+        requests: list[str] = []
+
+        def route(r: Any) -> None:
+            requests.append(r.request.url)
+            if r.request.url.startswith("http://127.0.0.1:"):
+                r.continue_()
+            else:
+                r.abort()
+
+        context.route("**/*", route)
+        page = context.new_page()
+        page.set_default_timeout(10_000)
+        return Tab(page, context, requests)
+
+    yield make
+    for c in contexts:
+        c.close()
+
+
+def screenshot(page: Page, name: str, **kw: Any) -> Path:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    path = ARTIFACTS / f"{name}.png"
+    page.screenshot(path=str(path), **kw)
+    return path
