@@ -25,6 +25,7 @@ from site_plugins.content import (
     regions,
 )
 from site_plugins.diagrams import render_diagram
+from site_plugins.images import external_images
 from site_plugins.messages import Problem
 from site_plugins.schema import line_of
 
@@ -128,6 +129,7 @@ def prepare(root: Path, docs_dir: str = "content", *, preview: bool = False,
     for e in content.entries():
         key = "definition" if isinstance(e.meta, TermMeta) else "summary"
         build.problems += measured.lint_figures(e.lede, path=e.path, first_line=line_of(e.meta, key))
+        build.problems += external_images(e.body, path=e.path, first_line=e.body_line)
 
     # Render the last signed version where sign-off says so; otherwise the working copy.
     shown: dict[str, Entry] = {}

@@ -22,7 +22,7 @@ from mkdocs.structure.files import File, Files
 from mkdocs.structure.nav import Navigation
 from mkdocs.structure.pages import Page
 
-from site_plugins import measured, navorder, pipeline, render
+from site_plugins import images, measured, navorder, pipeline, render
 from site_plugins.content import source_urls
 from site_plugins.links import evidence
 
@@ -116,7 +116,8 @@ class GlossPlugin(BasePlugin[GlossConfig]):
             first_line = _body_line(page.file.abs_src_path, markdown)
             expansion = measured.expand(markdown, path=f"{self.docs_dir}/{uri}", first_line=first_line,
                                         view=build.view, preview=self.preview)
-            for problem in expansion.problems:
+            for problem in [*expansion.problems, *images.external_images(markdown, path=f"{self.docs_dir}/{uri}",
+                                                                         first_line=first_line)]:
                 log.warning(str(problem))
             markdown, hits = render.unlink_hidden(expansion.markdown, uri, build.hidden)
             for target in hits:

@@ -14,17 +14,17 @@ import os
 import shutil
 import threading
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
+from browserkit import PRESETS, Served
 from mkdocs.commands.build import build
 from mkdocs.config import load_config
 
 ROOT = Path(__file__).parents[2]
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-ARTIFACTS = Path(os.environ.get("GLOSS_ARTIFACTS", Path(__file__).parent / "artifacts"))
 
 try:
     from playwright.sync_api import Browser, BrowserContext, Page, sync_playwright
@@ -39,15 +39,6 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if "browser" in item.keywords and why and item.path.name != "test_page_load.py":
             item.add_marker(pytest.mark.skip(reason=why))
-
-
-@dataclass
-class Served:
-    """A built site on 127.0.0.1 and every request it answered (path, status, bytes sent)."""
-
-    root: Path
-    base: str = ""
-    log: list[tuple[str, int, int]] = field(default_factory=list)
 
 
 def _handler(served: Served) -> type[http.server.SimpleHTTPRequestHandler]:
@@ -105,9 +96,6 @@ def published_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]
     yield from _serve(_build(tmp_path_factory.mktemp("published") / "site", preview=False))
 
 
-PRESETS = ("tile-correct", "bank-conflict", "padded", "ragged-edge", "guard-encloses-barrier")
-
-
 @pytest.fixture(scope="session")
 def presets_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     """A tiny site with one term per preset of the tile-lifecycle diagram (preview: all drafts)."""
@@ -125,8 +113,10 @@ def presets_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     yield from _serve(build_site(make_site(root / "p", files), strict=False))
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
+    """Per module: Playwright's sync API runs an event loop in this thread while it is open, and later
+    tests (the link checker's) start their own with asyncio.run."""
     assert sync_playwright is not None and CHROMIUM is not None
     with sync_playwright() as pw:
         b = pw.chromium.launch(executable_path=CHROMIUM,
@@ -174,10 +164,3 @@ def open_tab(browser: Browser) -> Iterator[Any]:
     yield make
     for c in contexts:
         c.close()
-
-
-def screenshot(page: Page, name: str, **kw: Any) -> Path:
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    path = ARTIFACTS / f"{name}.png"
-    page.screenshot(path=str(path), **kw)
-    return path

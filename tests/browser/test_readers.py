@@ -7,7 +7,7 @@ import re
 from typing import Any
 
 import pytest
-from conftest import PRESETS, Served, screenshot
+from browserkit import PRESETS, Served, screenshot
 
 from site_plugins import tilemodel as tm
 from site_plugins.diagrams import BANK_H

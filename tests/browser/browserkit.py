@@ -1,0 +1,27 @@
+"""What the browser tests share besides fixtures: the served-site record, the presets, screenshots."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ARTIFACTS = Path(os.environ.get("GLOSS_ARTIFACTS", Path(__file__).parent / "artifacts"))
+PRESETS = ("tile-correct", "bank-conflict", "padded", "ragged-edge", "guard-encloses-barrier")
+
+
+@dataclass
+class Served:
+    """A built site on 127.0.0.1 and every request it answered (path, status, bytes sent)."""
+
+    root: Path
+    base: str = ""
+    log: list[tuple[str, int, int]] = field(default_factory=list)
+
+
+def screenshot(page: Any, name: str, **kw: Any) -> Path:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    path = ARTIFACTS / f"{name}.png"
+    page.screenshot(path=str(path), **kw)
+    return path
