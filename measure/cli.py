@@ -154,7 +154,13 @@ def cmd_verify(args: argparse.Namespace) -> int:
     problems = rs.problems()
     _print_problems(problems)
     fresh = sum(e.fresh for e in rs.entries)
-    print(f"{fresh} of {len(rs.entries)} results fresh" + ("" if not problems else f"; {len(problems)} problem(s)"))
+    pending = len(rs.pending)
+    waiting = f"; {pending} pending (declared, not yet run: {', '.join(sorted({e.experiment for e in rs.pending}))})"
+    print(
+        f"{fresh} of {len(rs.entries) - pending} results fresh"
+        + (waiting if pending else "")
+        + ("" if not problems else f"; {len(problems)} problem(s)")
+    )
     return 1 if problems else 0
 
 
@@ -165,7 +171,7 @@ def cmd_list(args: argparse.Namespace) -> int:
     table = Table(title="measurements")
     for col in ("experiment", "node", "state", "measured (UTC)", "commit", "rows"):
         table.add_column(col)
-    colour = {"fresh": "green", "stale": "yellow", "missing": "dim"}
+    colour = {"fresh": "green", "stale": "yellow", "missing": "dim", "pending": "dim"}
     for e in rs.entries:
         p = e.provenance
         table.add_row(

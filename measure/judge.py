@@ -16,7 +16,7 @@ from measure.spec import Declared, sha256_file
 from site_plugins.messages import Problem
 
 State = Literal[
-    "fresh", "incomplete", "stale", "failed", "tampered", "unregistered", "missing", "invalid", "orphaned"
+    "fresh", "incomplete", "stale", "failed", "tampered", "unregistered", "missing", "pending", "invalid", "orphaned"
 ]
 STATES: tuple[State, ...] = (
     "fresh",
@@ -26,6 +26,7 @@ STATES: tuple[State, ...] = (
     "tampered",
     "unregistered",
     "missing",
+    "pending",
     "invalid",
     "orphaned",
 )

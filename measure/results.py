@@ -79,7 +79,7 @@ is left out of the summary. Floats are written with Python's shortest round-trip
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from measure import counters
@@ -193,10 +193,17 @@ class ResultSet:
         return [e for e in self.entries if e.experiment == experiment]
 
     def problems(self) -> list[Problem]:
+        """Every problem of every entry, except the note a 'pending' entry carries (not yet run is not
+        an error; embedding it is, and pages say so)."""
         out = list(self.setup_problems)
         for e in self.entries:
-            out += e.problems
+            if e.state != "pending":
+                out += e.problems
         return out
+
+    @property
+    def pending(self) -> list[Entry]:
+        return [e for e in self.entries if e.state == "pending"]
 
 
 def judge(
@@ -267,6 +274,18 @@ def judge(
     return Entry(experiment, node, "fresh", rel, (), result, declared)
 
 
+def _pending(exp_id: str, node: str, d: Declared, results_dir: str) -> Entry:
+    """A declared experiment marked ``pending: true`` that no node has run yet: not a problem for
+    ``verify`` (:meth:`ResultSet.problems` leaves it out), but never fresh, so pages cannot embed it."""
+    why = Problem(
+        d.spec_path,
+        d.id_line,
+        f"pending: experiment '{exp_id}' has not been run on node '{node}' yet",
+        f"run `gloss measure run {exp_id} --node {node}` on that node, commit the result and remove 'pending: true'",
+    )
+    return Entry(exp_id, node, "pending", f"{results_dir}/{node}/{exp_id}.json", (why,), None, d)
+
+
 def load_all(root: Path, results_dir: str = RESULTS_DIR) -> ResultSet:
     """Every result file under ``measure/results/`` (or ``results_dir``, e.g. a repeat run kept for
     comparison) judged, plus a 'missing' entry for each declared experiment that a registered node has
@@ -283,9 +302,21 @@ def load_all(root: Path, results_dir: str = RESULTS_DIR) -> ResultSet:
         broken = loose.get(experiment) if experiment not in declared else None
         entries.append(judge(root, rel, experiment, node, declared.get(experiment), nodes, broken))
         seen.add((experiment, node))
+    for i, e in enumerate(entries):
+        d = declared.get(e.experiment)
+        if d is not None and d.experiment.pending:
+            leftover = Problem(
+                d.spec_path,
+                d.id_line,
+                f"experiment '{e.experiment}' has a result on node '{e.node}' but its spec still says 'pending: true'",
+                f"remove 'pending: true' from {d.spec_path}",
+            )
+            entries[i] = replace(e, problems=(*e.problems, leftover))
     for exp_id, d in sorted(declared.items()):
         for node in nodes:
-            if (exp_id, node) not in seen:
+            if (exp_id, node) not in seen and d.experiment.pending:
+                entries.append(_pending(exp_id, node, d, results_dir))
+            elif (exp_id, node) not in seen:
                 rel = f"{results_dir}/{node}/{exp_id}.json"
                 entries.append(
                     Entry(

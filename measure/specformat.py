@@ -75,6 +75,14 @@ class Experiment:
     sizes: list[Size] = field(metadata=meta("the problem sizes"))
     kernels: list[Kernel] = field(metadata=meta("the kernels to check and time"))
     ceilings: bool = False
+    pending: bool = field(
+        default=False,
+        metadata=meta(
+            "written but not yet run on a node: compiled and checked like any spec, listed as 'pending' "
+            "(not a problem) until its first results are committed, never embeddable; remove the line "
+            "in the commit that adds those results"
+        ),
+    )
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ from typing import cast, get_args
 
 from site_plugins.measured import chart, lint, render
 from site_plugins.measured.fmt import Column
-from site_plugins.measured.model import ResultsView
+from site_plugins.measured.model import NOT_MEASURED, ResultsView
 from site_plugins.measured.render import Failure, Shown
 from site_plugins.measured.syntax import Directive, SyntaxProblem, find_directives, parse, prose_segments
 from site_plugins.messages import Problem
@@ -205,7 +205,7 @@ class _Page:
         return self.place(shown)
 
     def _metric(self, experiment: str) -> Column:
-        results = [r for r in self.view.for_experiment(experiment) if r.state != "missing"]
+        results = [r for r in self.view.for_experiment(experiment) if r.state not in NOT_MEASURED]
         return results[0].metric if results else "gbps"
 
 

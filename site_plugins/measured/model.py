@@ -13,7 +13,11 @@ from typing import Literal
 from site_plugins.messages import Problem
 
 # fresh: may be shown. Every other state fails the strict build where a page embeds the result.
-State = Literal["fresh", "incomplete", "stale", "failed", "tampered", "unregistered", "missing", "invalid", "orphaned"]
+State = Literal[
+    "fresh", "incomplete", "stale", "failed", "tampered", "unregistered", "missing", "pending", "invalid", "orphaned"
+]
+#: States in which an experiment has no result file at all (pending: declared with 'pending: true').
+NOT_MEASURED: frozenset[str] = frozenset({"missing", "pending"})
 Metric = Literal["gbps", "shared_gbps", "gflops"]
 
 

@@ -22,6 +22,7 @@ STATE_WORDS = {
     "tampered": "tampered",
     "unregistered": "unregistered node",
     "missing": "missing",
+    "pending": "pending (not yet run)",
     "invalid": "invalid",
     "orphaned": "orphaned",
 }

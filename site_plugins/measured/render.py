@@ -15,7 +15,7 @@ from typing import Literal
 
 from site_plugins.measured import chart, fmt
 from site_plugins.measured.fmt import COLUMNS, Column
-from site_plugins.measured.model import Provenance, Result, ResultsView, Row, State, Table
+from site_plugins.measured.model import NOT_MEASURED, Provenance, Result, ResultsView, Row, State, Table
 
 
 @dataclass(frozen=True)
@@ -42,6 +42,7 @@ STATE_PHRASE: dict[State, str] = {
     "tampered": "was tampered with",
     "unregistered": "comes from an unregistered node",
     "missing": "is missing",
+    "pending": "has not been run yet (pending)",
     "invalid": "is invalid",
     "orphaned": "is orphaned",
 }
@@ -109,7 +110,7 @@ def _resolve(view: ResultsView, experiment: str, node: str | None, size: str | N
                 f"run {run_command(experiment, node)} on that node and commit measure/results/{node}/{experiment}.json",
             )
         results = on_node
-    present = [r for r in results if r.state != "missing"]
+    present = [r for r in results if r.state not in NOT_MEASURED]
     if not present:
         target = results[0].node if len(results) == 1 else (view.nodes[0] if len(view.nodes) == 1 else "NAME")
         return Failure(

@@ -345,3 +345,30 @@ def test_the_committed_h200_results_are_fresh() -> None:
     assert [v.label for v in day13.rows()][:4] == ["copy", "naive", "tile[32][32]", "tile[32][33]"]
     assert day13.row("padded", "2003x3001").fits_in_l2  # type: ignore[union-attr]
     assert not day13.row("padded", "8192x8192").fits_in_l2  # type: ignore[union-attr]
+
+
+def _pend(root: Path) -> None:
+    spec = root / "code/toy/experiment.yaml"
+    spec.write_text(spec.read_text().replace("\ntitle:", "\npending: true\ntitle:", 1))
+
+
+def test_a_pending_experiment_is_listed_but_is_no_problem(repo: Path) -> None:
+    _pend(repo)
+    rs = R.load_all(repo)
+    e = rs.get("toy-copy", "test-node")
+    assert e.state == "pending" and not e.fresh and rs.problems() == [] and rs.pending == [e]
+    assert messages(e) == [
+        "code/toy/experiment.yaml:1: pending: experiment 'toy-copy' has not been run on node 'test-node' yet; run "
+        "`gloss measure run toy-copy --node test-node` on that node, commit the result and remove 'pending: true'"
+    ]
+
+
+def test_a_pending_flag_left_on_a_measured_experiment_is_a_problem(repo: Path) -> None:
+    _pend(repo)
+    T.write(repo, T.make_result(repo))
+    rs = R.load_all(repo)
+    assert rs.get("toy-copy", "test-node").state == "fresh"
+    assert [str(p) for p in rs.problems()] == [
+        "code/toy/experiment.yaml:1: experiment 'toy-copy' has a result on node 'test-node' but its spec still "
+        "says 'pending: true'; remove 'pending: true' from code/toy/experiment.yaml"
+    ]

@@ -32,7 +32,7 @@ MALFORMED_SPECS = [
     pytest.param(
         GOOD.replace("element: float32", "element: float32\nelemnt: float32"),
         "code/toy/experiment.yaml:5: unknown key 'elemnt'; did you mean 'element'? allowed keys: id, title, source, "
-        "element, buffers, sizes, kernels, ceilings",
+        "element, buffers, sizes, kernels, ceilings, pending",
         id="unknown-key",
     ),
     pytest.param(

@@ -245,3 +245,19 @@ def test_material_theme_renders_the_banner_as_an_admonition(tmp_path: Path, expe
     html = page(build_site(root, strict=False), "terms/tiling/index.html")
     assert '<div class="admonition danger gloss-measured-problem" role="alert"><p class="admonition-title">' in html
     assert "assets/gloss/measured/measured.css" in html
+
+
+def test_a_pending_experiment_is_no_problem_until_a_page_embeds_it(tmp_path: Path, expect_warnings: object) -> None:
+    """`pending: true` marks a spec written before any node ran it: the build and verify accept it, and
+    an embed of it fails exactly as an embed of a missing result does."""
+    root = site_with(tmp_path)
+    spec = root / "code/day13/experiment.yaml"
+    spec.write_text(spec.read_text().replace("\ntitle:", "\npending: true\ntitle:", 1))
+    words = _missing(root)
+    assert results.load_all(root).problems() == []
+    lines = [VALUE_LINE, VALUE_LINE + 1, VALUE_LINE + 2, EMBED_LINE]
+    expect_warnings.add(*(f"content/terms/tiling.md:{n}: {words}" for n in lines))  # type: ignore[attr-defined]
+    with pytest.raises(Abort):
+        build_site(root)
+    measurements = page(build_site(root, strict=False), "measurements/index.html")
+    assert '">pending (not yet run)</span>' in measurements
