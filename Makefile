@@ -29,6 +29,8 @@ preview: .stamp-install
 
 # All three run even when one fails; the target fails if any did, naming which.
 test: .stamp-test
+	@command -v ssh-keygen >/dev/null || { echo "make test needs OpenSSH's ssh-keygen for the sign-off tests;" \
+	  "on Debian or Ubuntu: sudo apt-get install openssh-client"; exit 2; }
 	@failed=""; \
 	$(BIN)/python -m pytest -q || failed="$$failed pytest"; \
 	$(BIN)/ruff check site_plugins measure tests bench || failed="$$failed ruff"; \

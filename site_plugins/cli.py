@@ -16,10 +16,10 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "check": ("site_plugins.content_cli", "main", "validate every term and lesson (the build's checks)"),
     "measure": ("measure.cli", "main", "run, verify and list measurements (run needs a verification node)"),
     "links": ("site_plugins.links.cli", "main", "check source links and record evidence"),
-    "new": ("site_plugins.signoff_cli", "new_main", "scaffold a new term or lesson"),
+    "new": ("site_plugins.scaffold_cli", "new_main", "scaffold a new term or lesson"),
     "sign": ("site_plugins.signoff_cli", "sign_main", "sign an entry as its author or reviewer"),
-    "status": ("site_plugins.signoff_cli", "status_main", "show each entry's sign-off state"),
-    "diff": ("site_plugins.signoff_cli", "diff_main", "show what changed in an entry since sign-off"),
+    "status": ("site_plugins.signoff_report_cli", "status_main", "show each entry's sign-off state"),
+    "diff": ("site_plugins.signoff_report_cli", "diff_main", "show what changed in an entry since sign-off"),
 }
 
 

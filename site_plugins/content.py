@@ -11,7 +11,7 @@ between ``---`` lines, checked against :class:`TermMeta` or :class:`LessonMeta`.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Literal
@@ -424,19 +424,23 @@ def check_code_files(content: Content, root: Path) -> list[Problem]:
     return problems
 
 
-def excerpt(root: Path, ref: CodeRef, path: str, line: int) -> tuple[Excerpt | None, Problem | None]:
-    """The lines of ``ref.region`` in ``ref.file``, marker lines excluded and indentation kept."""
+def excerpt(root: Path, ref: CodeRef, path: str, line: int,
+            read: Callable[[str], str | None] | None = None) -> tuple[Excerpt | None, Problem | None]:
+    """The lines of ``ref.region`` in ``ref.file``, marker lines excluded and indentation kept.
+    ``read(file)``: the text of a repo-relative file somewhere else (a git commit, the signed version)."""
     file = root / ref.file
     if not inside_code(root, ref.file):
         return None, Problem(path, line, f"code file '{ref.file}' lies outside code/",
                              "point 'file' at a source under code/, without '..'")
-    if not file.is_file():
+    source = read(ref.file) if read is not None else None
+    if (read is not None and source is None) or (read is None and not file.is_file()):
         return None, Problem(path, line, f"code file '{ref.file}' does not exist",
                              "point 'file' at a source under code/ (paths start with code/)")
-    source, unreadable = textfile.read(file, ref.file)
-    if source is None:  # the file's own problem is reported by check_code_files
-        return None, Problem(path, line, f"code file '{ref.file}' cannot be quoted",
-                             f"fix {unreadable[0].path}:{unreadable[0].line} first")
+    if source is None:
+        source, unreadable = textfile.read(file, ref.file)
+        if source is None:  # the file's own problem is reported by check_code_files
+            return None, Problem(path, line, f"code file '{ref.file}' cannot be quoted",
+                                 f"fix {unreadable[0].path}:{unreadable[0].line} first")
     found = regions(source)
     if ref.region not in found:
         names = ", ".join(sorted(found)) or "none"

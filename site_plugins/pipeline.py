@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from site_plugins import measured, publish, render, textfile
+from site_plugins import measured, publish, render
 from site_plugins.content import (
     Content,
     Entry,
@@ -28,6 +28,7 @@ from site_plugins.diagrams import render_diagram
 from site_plugins.images import external_images
 from site_plugins.messages import Problem
 from site_plugins.schema import line_of
+from site_plugins.signable import Signable, Tree, WorkTree
 
 GLOSSARY_INDEX = "terms/index.md"
 LESSON_INDEX = "lessons/index.md"
@@ -44,27 +45,48 @@ class Build:
     term_tips: dict[str, str] = field(default_factory=dict)  # docs src_uri of a term -> its definition
     problems: list[Problem] = field(default_factory=list)
     states: dict[str, publish.EntryState] = field(default_factory=dict)
+    # docs src_uri -> the Markdown file text MkDocs should read (its front matter gives the page title
+    # and nav label), for entries whose published version is the signed one rather than the working copy
+    sources: dict[str, str] = field(default_factory=dict)
     content: Content = field(default_factory=Content)
     view: measured.ResultsView | None = None
 
 
-def entry_excerpts(root: Path, entry: Entry) -> tuple[list[Excerpt], list[Problem]]:
+def entry_excerpts(root: Path, entry: Entry, tree: Tree | None = None) -> tuple[list[Excerpt], list[Problem]]:
+    """The code an entry shows: a term's quoted regions, a lesson's whole .cu/.cuh files. ``tree``: where
+    files are read (a git commit, the signed snapshot); default: the working copy."""
+    tree = tree or WorkTree(root)
     m = entry.meta
     out: list[Excerpt] = []
     problems: list[Problem] = []
     if isinstance(m, TermMeta):
         for i, ref in enumerate(m.code):
-            ex, problem = excerpt(root, ref, entry.path, line_of(m, "code", i))
+            ex, problem = excerpt(root, ref, entry.path, line_of(m, "code", i), read=tree.read)
             if ex:
                 out.append(ex)
             if problem:
                 problems.append(problem)
     elif isinstance(m, LessonMeta):
-        for rel in lesson_sources(root, m.code):
-            text, _ = textfile.read(root / rel, rel)  # an unreadable file is reported by the content check
+        rels = lesson_sources(root, m.code) if isinstance(tree, WorkTree) else [
+            r for r in tree.listdir(m.code) if PurePosixPath(r).suffix in (".cu", ".cuh")]
+        for rel in rels:
+            text = tree.read(rel)  # an unreadable file is reported by the content check
             if text is not None:
                 out.append(Excerpt(rel, "", text, 1, "cuda"))
     return out, problems
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """The code files an entry published when it was signed, as a :class:`Tree`."""
+
+    files: dict[str, str]
+
+    def read(self, path: str) -> str | None:
+        return self.files.get(path)
+
+    def listdir(self, folder: str) -> list[str]:
+        return sorted(p for p in self.files if str(PurePosixPath(p).parent) == folder.rstrip("/"))
 
 
 def expand_body(entry: Entry, view: measured.ResultsView, preview: bool) -> measured.Expansion:
@@ -79,28 +101,39 @@ class Staged:
 
     expansion: measured.Expansion
     excerpts: list[Excerpt]
+    files: dict[str, str]  # every code file the page publishes (whole-file page, raw download) -> its text
+    excerpt_problems: list[Problem] = field(default_factory=list)
 
 
-def stage(root: Path, entry: Entry, view: measured.ResultsView) -> Staged:
-    return Staged(expand_body(entry, view, preview=False), entry_excerpts(root, entry)[0])
+def stage(root: Path, entry: Entry, view: measured.ResultsView, tree: Tree | None = None) -> Staged:
+    tree = tree or WorkTree(root)
+    excerpts, problems = entry_excerpts(root, entry, tree)
+    files = {ex.file: text for ex in excerpts if (text := tree.read(ex.file)) is not None}
+    return Staged(expand_body(entry, view, preview=False), excerpts, files, problems)
 
 
-def signable(root: Path, entry: Entry, view: measured.ResultsView, staged: Staged | None = None) -> publish.Signable:
-    """What a sign-off of ``entry`` covers: its text, the values it shows, the code it quotes."""
+def signable(root: Path, entry: Entry, view: measured.ResultsView, staged: Staged | None = None) -> Signable:
+    """What a sign-off of ``entry`` covers: its text, the values it shows, the code it quotes and every
+    code file it publishes (a lesson: every .cu/.cuh file of its folder)."""
     staged = staged or stage(root, entry, view)
     quoted = tuple(ex.text for ex in staged.excerpts if ex.region) if entry.kind == "term" else ()
-    return publish.Signable(entry.path, entry.text, tuple(staged.expansion.shown_values), quoted)
+    return Signable(entry.path, entry.text, tuple(staged.expansion.shown_values), quoted,
+                    tuple(sorted(staged.files.items())))
 
 
-def signable_at(root: Path, view: measured.ResultsView, content: Content) -> Callable[[str, str], publish.Signable]:
-    """A callable for the sign-off module: the Signable of an entry's file at some other text."""
+def signable_at(root: Path, view: measured.ResultsView, content: Content) -> Callable[[str, Tree], Signable | None]:
+    """A callable for the sign-off module: the Signable of an entry as it was in another tree (a commit)."""
+    kinds = {e.path: e for e in content.entries()}
 
-    def at(path: str, text: str) -> publish.Signable:
-        current = next((e for e in content.entries() if e.path == path), None)
+    def at(path: str, tree: Tree) -> Signable | None:
+        current = kinds.get(path)
+        text = tree.read(path)
+        if text is None:
+            return None
         if current is None:
-            return publish.Signable(path, text)
+            return Signable(path, text)
         entry, _ = parse_entry(current.kind, path, current.src_uri, text)
-        return signable(root, entry, view) if entry else publish.Signable(path, text)
+        return signable(root, entry, view, stage(root, entry, view, tree)) if entry else Signable(path, text)
 
     return at
 
@@ -133,6 +166,7 @@ def prepare(root: Path, docs_dir: str = "content", *, preview: bool = False,
 
     # Render the last signed version where sign-off says so; otherwise the working copy.
     shown: dict[str, Entry] = {}
+    snapshots: dict[str, Snapshot] = {}  # src_uri -> the code files as signed, for served old versions
     for e in content.entries():
         st = states[e.path]
         if not visible(e):
@@ -140,11 +174,17 @@ def prepare(root: Path, docs_dir: str = "content", *, preview: bool = False,
             # A draft is not rendered, but its broken embeds are still problems: CI keeps drafts honest.
             build.problems += staged[e.path].expansion.problems
             continue
-        if st.text is not None and st.text != e.text and not preview:
+        old = None
+        if st.text is not None and not preview:
             old, _ = parse_entry(e.kind, e.path, e.src_uri, st.text)
-            shown[e.src_uri] = old or e
+        if old is not None and st.files is not None:
+            shown[e.src_uri] = old
+            snapshots[e.src_uri] = Snapshot(dict(st.files))
+            build.sources[e.src_uri] = old.text
         else:
             shown[e.src_uri] = e
+    # Every view of an entry (titles, ledes, related lists, backlinks) reads the published version.
+    content = served_content(content, shown)
 
     backlinks: dict[str, list[Entry]] = {}
     for lesson in content.lessons.values():
@@ -155,19 +195,22 @@ def prepare(root: Path, docs_dir: str = "content", *, preview: bool = False,
             backlinks.setdefault(uri, []).append(lesson)
 
     embedded_by: dict[str, list[tuple[str, str]]] = {}
-    working = content.by_src_uri()
+    served_files: dict[str, str] = {}
     for uri, e in shown.items():
         st = states[e.path]
         # The working copy in a published build renders exactly as it was fingerprinted: reuse that.
-        if e is working.get(uri) and not preview:
+        if uri not in snapshots and not preview:
             expansion, excerpts = staged[e.path].expansion, staged[e.path].excerpts
+            build.code_files.update(staged[e.path].files)
+        elif uri in snapshots:
+            expansion, excerpts = expand_body(e, view, preview), entry_excerpts(root, e, snapshots[uri])[0]
+            served_files.update(snapshots[uri].files)
         else:
             expansion, excerpts = expand_body(e, view, preview), entry_excerpts(root, e)[0]
+            build.code_files.update(stage_files(root, excerpts))
         build.problems += expansion.problems
         for exp_id in expansion.experiments:
             embedded_by.setdefault(exp_id, []).append((e.title, uri))
-        for ex in excerpts:
-            build.code_files[ex.file] = (root / ex.file).read_text(encoding="utf-8")
         diagram_svg = None
         if isinstance(e.meta, TermMeta) and e.meta.diagram is not None:
             d = e.meta.diagram
@@ -192,6 +235,8 @@ def prepare(root: Path, docs_dir: str = "content", *, preview: bool = False,
     def pending(kind: str) -> int:
         return sum(1 for e in content.entries() if e.kind == kind and not states[e.path].published)
 
+    # A file also published by an entry signed as it is now shows that (signed) version.
+    build.code_files = {**served_files, **build.code_files}
     terms = [e for e in shown.values() if e.kind == "term"]
     lessons = [e for e in shown.values() if e.kind == "lesson"]
     build.pages[GLOSSARY_INDEX] = render.render_glossary_index(GLOSSARY_INDEX, terms, pending("term"),
@@ -218,6 +263,20 @@ def prepare(root: Path, docs_dir: str = "content", *, preview: bool = False,
                     "the link is shown as plain text until that entry is signed off"))
     build.problems = sorted(set(build.problems))
     return build
+
+
+def stage_files(root: Path, excerpts: list[Excerpt]) -> dict[str, str]:
+    tree = WorkTree(root)
+    return {ex.file: text for ex in excerpts if (text := tree.read(ex.file)) is not None}
+
+
+def served_content(content: Content, shown: dict[str, Entry]) -> Content:
+    """``content`` with each published entry replaced by the version that is published."""
+    def pick(e: Entry) -> Entry:
+        return shown.get(e.src_uri, e)
+
+    return Content(terms={s: pick(e) for s, e in content.terms.items()},
+                   lessons={s: pick(e) for s, e in content.lessons.items()}, broken=set(content.broken))
 
 
 def _line_mentioning(text: str, needle: str) -> int:

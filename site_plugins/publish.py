@@ -8,17 +8,16 @@ entry whose ``published`` is False is left out of every page, index, search and 
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
 
+from site_plugins import signoff
 from site_plugins.messages import Problem
+from site_plugins.signable import Signable
+from site_plugins.signoff.model import State
 
-if TYPE_CHECKING:
-    from site_plugins import signoff
-
-State = Literal["draft", "awaiting-review", "signed", "changed"]
+__all__ = ["Byline", "EntryState", "Signable", "decide"]
 
 
 @dataclass(frozen=True)
@@ -47,29 +46,21 @@ class EntryState:
     fingerprint: str | None = None  # of the current content (see site_plugins.signoff.fingerprint)
     signed_fingerprint: str | None = None  # of the version being published, when one is
     signed_commit: str | None = None  # the git commit holding the published version, when known
-    changed: tuple[str, ...] = ()  # for "changed": which parts ("text", "measured values", "quoted code")
-
-
-@dataclass(frozen=True)
-class Signable:
-    """Exactly what a sign-off covers: the entry's text, the measured values it shows, the code it quotes."""
-
-    path: str  # repo-relative, e.g. content/terms/tiling.md
-    text: str  # the whole Markdown file, front matter included
-    shown_values: tuple[str, ...] = ()  # every measured value as rendered on the page, in page order
-    quoted_code: tuple[str, ...] = ()  # every code excerpt as quoted on the page, in page order
+    changed: tuple[str, ...] = ()  # for "changed": which parts ("text", "measured values", "quoted code", ...)
+    # The code files (path -> text) as signed, when the published version is not the working copy.
+    files: tuple[tuple[str, str], ...] | None = None
 
 
 def decide(root: Path, entries: Sequence[Signable], *, preview: bool,
-           signable_at: Callable[[str, str], Signable] | None = None,
+           signable_at: signoff.SignableAt | None = None,
            ) -> tuple[dict[str, EntryState], list[Problem]]:
     """Decide publication for each entry from ``root/signoff.yaml`` (read by the sign-off module only).
 
     ``entries``: what each term and lesson would sign now (its current text, shown values, quoted code).
-    ``signable_at(path, text)``: rebuilds the same for an older text of ``path`` recovered from git, so
-    that the version the author and reviewer signed can be found and served while a change awaits
-    sign-off. Without it, an old text is taken to show no values and quote no code, which only
-    recovers entries that have neither.
+    ``signable_at(path, tree)``: rebuilds the same for the entry as it was in a git commit (its text and
+    the code files it published then), so that the version the author and reviewer signed can be found
+    and served while a change awaits sign-off. Without it, an old text is taken to show no values and
+    quote no code, which only recovers entries that have neither.
 
     Returns one :class:`EntryState` per entry, keyed by path, and the problems to log as warnings
     (a malformed ``signoff.yaml``, a signature by someone not registered, a changed entry whose signed
@@ -79,8 +70,6 @@ def decide(root: Path, entries: Sequence[Signable], *, preview: bool,
     every entry anyway and shows ``banner`` where it is set, and ``text`` stays None (the working copy
     is what an author previews).
     """
-    from site_plugins import signoff  # signoff imports this module for Signable
-
     statuses, problems = signoff.evaluate(root, entries, signable_at)
     return {s.path: _entry_state(s, preview=preview) for s in statuses}, problems
 
@@ -118,10 +107,12 @@ def _entry_state(status: signoff.Status, *, preview: bool) -> EntryState:
         banner = f"Awaiting review: signed by its author but not yet reviewed, so not published.{need}"
     else:
         banner = f"Draft: not published until a named author and a different named reviewer sign it.{need}"
-    text = status.recovered.text if (status.recovered is not None and not preview) else None
+    served_now = status.recovered is not None and not preview
+    text = status.recovered.text if served_now and status.recovered else None
+    files = status.recovered.signable.files if served_now and status.recovered else None
     return EntryState(path=a.path, state=a.state, published=status.published, text=text, byline=byline,
                       banner=banner, missing=missing, fingerprint=a.fingerprint,
                       signed_fingerprint=served.author.fingerprint if served and served.author else None,
                       signed_commit=signed_commit if signed_commit else (
                           served.author.commit if a.state == "signed" and served and served.author else None),
-                      changed=a.changed)
+                      changed=a.changed, files=files)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import difflib
+import functools
 import types
 import typing
 from collections.abc import Mapping
@@ -281,6 +282,7 @@ def _type_problem(path: str, node: yaml.Node, where: str, tp: Any) -> Problem:
                    f"write {where or 'it'} as {describe(tp)}")
 
 
+@functools.cache  # resolving a dataclass's annotations is costly, and files hold thousands of records
 def _hints(cls: type) -> dict[str, Any]:
     return typing.get_type_hints(cls)
 

@@ -1,22 +1,85 @@
-"""Shared helpers for the sign-off tests: fictional people only (Ada Author, Rex Reviewer, Sam Self)."""
+"""Shared helpers for the sign-off tests: fictional people only (Ada Author, Rex Reviewer, Sam Self...), each
+with a real ed25519 key made by ssh-keygen in a temporary folder for the test session."""
 
 from __future__ import annotations
 
+import atexit
 import datetime as dt
+import functools
+import json
+import shutil
 import subprocess
+import tempfile
 from pathlib import Path
 
-PEOPLE = """\
-people:
-  - name: Ada Author
-    handle: ada
-  - name: Rex Reviewer
-    handle: rex
-  - name: Sam Self
-"""
+from site_plugins import signoff
+from site_plugins.signable import Signable
+from site_plugins.signoff import keys
 
 T1 = dt.datetime(2026, 12, 1, 10, 0, 0, tzinfo=dt.UTC)
 T2 = dt.datetime(2026, 12, 2, 9, 30, 0, tzinfo=dt.UTC)
+
+_KEYDIR = Path(tempfile.mkdtemp(prefix="pytest-signoff-keys-"))
+atexit.register(shutil.rmtree, _KEYDIR, True)
+
+# name -> handle of every fictional person a test may use (registered or not)
+HANDLES = {"Ada Author": "ada", "Rex Reviewer": "rex", "Sam Self": "sam", "Zed Nobody": "zed",
+           "Lee Leaving": "lee", "Gus Ghost": "gus", "Zoe Stranger": "zoe"}
+
+
+def key_file(who: str) -> Path:
+    """The private key of a fictional person (by name or handle), made once per session."""
+    return _key_file(HANDLES.get(who, who))
+
+
+@functools.cache
+def _key_file(handle: str) -> Path:
+    path = _KEYDIR / handle
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", f"{handle}@example.invalid",
+                    "-f", str(path)], check=True, capture_output=True)
+    return path
+
+
+def public(who: str) -> str:
+    return Path(f"{key_file(who)}.pub").read_text(encoding="ascii").strip()
+
+
+def key_sha(who: str) -> str:
+    key = keys.parse_key(public(who))
+    assert key is not None
+    return key.sha256
+
+
+def person_yaml(name: str, handle: bool = True, *extra_keys: str) -> str:
+    keys_ = ", ".join(json.dumps(k) for k in (public(name), *extra_keys))
+    out = f"  - name: {name}\n"
+    if handle:
+        out += f"    handle: {HANDLES[name]}\n"
+    return out + f"    keys: [{keys_}]\n"
+
+
+PEOPLE = "people:\n" + person_yaml("Ada Author") + person_yaml("Rex Reviewer") + person_yaml("Sam Self", False)
+PEOPLE_LINES = PEOPLE.count("\n")
+
+
+@functools.cache
+def armored(who: str, msg: bytes) -> str:
+    return keys.sign_many(str(key_file(who)), [msg])[0]
+
+
+def ssh_signature(who: str, path: str, role: str, fingerprint: str, on: dt.datetime) -> str:
+    """A real SSH signature by ``who``'s key over a sign-off, as gloss sign makes it."""
+    return armored(who, keys.message(path, role, fingerprint, on))
+
+
+def plan_signature(reg: signoff.Registry, s: Signable, role: signoff.Role, name: str, *, on: dt.datetime,
+                   commit: str | None, key_of: str | None = None) -> tuple[signoff.EntrySignoff, signoff.Signature]:
+    """What gloss sign does for one entry, without the CLI: check, sign with the person's key, record."""
+    person = reg.person(name) or signoff.Person(name=name, keys=[])
+    signoff.check(reg, s, role, person)
+    draft, msg = signoff.draft_signature(s, role, person, on=on, commit=commit)
+    sig = signoff.signing.with_signature(draft, armored(key_of or person.name, msg))
+    return signoff.record(reg, s.path, role, sig), sig
 
 
 def git(root: Path, *args: str) -> str:

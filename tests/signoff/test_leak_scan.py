@@ -9,6 +9,7 @@ through the sign-off module's own writer, as a hand edit of signoff.yaml would l
 from __future__ import annotations
 
 import dataclasses
+import datetime as dt
 import gzip
 import importlib.util
 import sys
@@ -16,7 +17,7 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
-from signoff_helpers import PEOPLE, commit_all, init_repo
+from signoff_helpers import PEOPLE, commit_all, init_repo, key_file, key_sha, ssh_signature
 from sitekit import build_site, make_site
 
 from site_plugins import cli, signoff
@@ -68,6 +69,8 @@ DRAFTS = [
     Draft("leakstranger", "term", "reviewed by someone not registered"),
     Draft("leakghost", "term", "written by someone not registered"),
     Draft("leakmismatch", "term", "reviewer signed a different fingerprint than the author"),
+    Draft("leakforged", "term", "the author wrote a review in the reviewer's name with her own key"),
+    Draft("leaktampered", "term", "signed by both, then the review's date was edited by hand"),
     Draft("leakstale", "term", "author signed an earlier version, then it changed"),
     Draft("leaklost", "term", "signed, changed, and the signed version is not in git"),
     Draft("leaklinked", "term", "linked from a published term's body"),
@@ -108,18 +111,21 @@ def files() -> dict[str, str]:
 
 
 def sign(root: Path, path: str, role: str, name: str) -> None:
-    assert cli.main(["sign", path, "--as", role, "--name", name, "--root", str(root)]) == 0
+    assert cli.main(["sign", path, "--as", role, "--key", str(key_file(name)), "--root", str(root)]) == 0
 
 
-def hand_edit(root: Path, path: str, **changes: object) -> None:
-    """Rewrite one entry's record (what a hand edit of signoff.yaml could leave)."""
+def hand_edit(root: Path, path: str, role: str, key_of: str | None = None, **fields: object) -> None:
+    """Rewrite one signature of an entry's record, as a hand edit of signoff.yaml could leave it; with
+    ``key_of``, the edited signature is signed again with that person's real key (a valid signature of
+    a record gloss sign would refuse to make)."""
     reg, _ = signoff.load(root)
     record = reg.entries[path]
-    for role, fields in changes.items():
-        sig: signoff.Signature | None = getattr(record, role) or record.author
-        assert sig is not None
-        record = dataclasses.replace(record, **{role: dataclasses.replace(sig, **fields)})  # type: ignore[arg-type]
-    signoff.write_entry(root, path, record)
+    sig: signoff.Signature | None = getattr(record, role) or record.author
+    assert sig is not None
+    sig = dataclasses.replace(sig, **fields)  # type: ignore[arg-type]
+    if key_of is not None:
+        sig = dataclasses.replace(sig, signature=ssh_signature(key_of, path, role, sig.fingerprint, sig.on))
+    signoff.write_entry(root, path, dataclasses.replace(record, **{role: sig}))
 
 
 def make_project(root: Path) -> Path:
@@ -137,6 +143,9 @@ def make_project(root: Path) -> Path:
     sign(root, "content/terms/leakghost.md", "author", "Ada Author")
     sign(root, "content/terms/leakghost.md", "reviewer", "Rex Reviewer")
     sign(root, "content/terms/leakmismatch.md", "author", "Ada Author")
+    sign(root, "content/terms/leakforged.md", "author", "Ada Author")
+    sign(root, "content/terms/leaktampered.md", "author", "Ada Author")
+    sign(root, "content/terms/leaktampered.md", "reviewer", "Rex Reviewer")
     sign(root, "content/terms/leakstale.md", "author", "Ada Author")
     commit_all(root, "sign-offs")
     # Changes after sign-off.
@@ -151,11 +160,16 @@ def make_project(root: Path) -> Path:
     changed = root / "content/terms/leakchanged.md"
     changed.write_text(changed.read_text(encoding="utf-8") + f"\n{NEW_SENTENCE}\n", encoding="utf-8")
     # Last, what `gloss sign` refuses to record (it also refuses to sign while signoff.yaml has problems).
-    hand_edit(root, "content/terms/leakself.md", reviewer={})
-    hand_edit(root, "content/terms/leakstranger.md", reviewer={"name": "Zed Stranger"})
-    hand_edit(root, "content/terms/leakghost.md", author={"name": "Gus Ghost"})
-    hand_edit(root, "content/terms/leakmismatch.md",
-              reviewer={"name": "Rex Reviewer", "fingerprint": "sha256:" + "0" * 64})
+    hand_edit(root, "content/terms/leakself.md", "reviewer", key_of="Sam Self")
+    hand_edit(root, "content/terms/leakstranger.md", "reviewer", key_of="Zoe Stranger", name="Zoe Stranger")
+    hand_edit(root, "content/terms/leakghost.md", "author", key_of="Gus Ghost", name="Gus Ghost")
+    hand_edit(root, "content/terms/leakmismatch.md", "reviewer", key_of="Rex Reviewer", name="Rex Reviewer",
+              fingerprint="sha256:" + "0" * 64)
+    hand_edit(root, "content/terms/leakforged.md", "reviewer", key_of="Ada Author", name="Rex Reviewer")
+    reg, _ = signoff.load(root)
+    review = reg.entries["content/terms/leaktampered.md"].reviewer
+    assert review is not None
+    hand_edit(root, "content/terms/leaktampered.md", "reviewer", on=review.on + dt.timedelta(days=1))
     commit_all(root, "edits after sign-off")
     return root
 
@@ -165,17 +179,23 @@ EXPECTED_WARNINGS = [
     "as plain text until that entry is signed off",
     "content/terms/leaklost.md:1: changed since sign-off (text) and the signed version ({lost}…) cannot be "
     "recovered from git, so the entry is unpublished; review the change and sign it again: gloss sign "
-    "content/terms/leaklost.md --as author --name NAME",
+    "content/terms/leaklost.md --as author",
     "content/terms/pubterm.md:{line}: links to draft 'content/terms/leaklinked.md', which is not published; "
     "the link is shown as plain text until that entry is signed off",
+    "signoff.yaml:{forged}: the reviewer signature of content/terms/leakforged.md names Rex Reviewer but was made "
+    "with Ada Author's key {ada_key}; it counts for nothing; the signer signs again with their own registered key: "
+    "gloss sign content/terms/leakforged.md --as reviewer",
     "signoff.yaml:{ghost}: 'Gus Ghost' signed content/terms/leakghost.md as author but is not registered; add "
     "them under 'people:' or remove the signature",
     "signoff.yaml:{mismatch}: the reviewer of content/terms/leakmismatch.md signed a different version than the "
-    "author; the reviewer signs again: gloss sign content/terms/leakmismatch.md --as reviewer --name NAME",
+    "author; the reviewer signs again: gloss sign content/terms/leakmismatch.md --as reviewer",
     "signoff.yaml:{self}: Sam Self is both author and reviewer of content/terms/leakself.md; a different "
     "registered person must review; remove the self-review",
-    "signoff.yaml:{stranger}: 'Zed Stranger' signed content/terms/leakstranger.md as reviewer but is not "
+    "signoff.yaml:{stranger}: 'Zoe Stranger' signed content/terms/leakstranger.md as reviewer but is not "
     "registered; add them under 'people:' or remove the signature",
+    "signoff.yaml:{tampered}: the reviewer signature of content/terms/leaktampered.md does not verify (not made by "
+    "gloss sign over this entry, role, fingerprint and date); it counts for nothing; the signer signs again with "
+    "their own registered key: gloss sign content/terms/leaktampered.md --as reviewer",
 ]
 
 
@@ -194,8 +214,20 @@ def expected_warnings(root: Path) -> list[str]:
         "mismatch": schema.line_of(e["content/terms/leakmismatch.md"].reviewer),
         "self": schema.line_of(e["content/terms/leakself.md"].reviewer),
         "stranger": schema.line_of(e["content/terms/leakstranger.md"].reviewer),
+        "forged": signature_line(root, "content/terms/leakforged.md"),
+        "tampered": signature_line(root, "content/terms/leaktampered.md"),
+        "ada_key": key_sha("Ada Author"),
     }
     return [w.format(**values) for w in EXPECTED_WARNINGS]
+
+
+def signature_line(root: Path, path: str) -> int:
+    """The line of the reviewer's 'signature:' key under ``path`` in signoff.yaml (dropped signatures are not
+    in the registry that load returns, so their lines are found in the text)."""
+    lines = (root / "signoff.yaml").read_text(encoding="utf-8").splitlines()
+    start = lines.index(f"  {path}:")
+    review = next(i for i in range(start, len(lines)) if lines[i] == "    reviewer:")
+    return next(i for i in range(review, len(lines)) if lines[i].startswith("      signature:")) + 1
 
 
 def site_texts(site: Path) -> dict[str, str]:

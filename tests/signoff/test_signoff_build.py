@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from signoff_helpers import PEOPLE, commit_all, init_repo, make_site, term
+from signoff_helpers import PEOPLE, commit_all, init_repo, key_file, make_site, term
 from sitekit import BASE_CONFIG, build_site
 
 from site_plugins import cli
@@ -21,7 +21,7 @@ def project(root: Path) -> Path:
     (root / "mkdocs.yml").write_text(BASE_CONFIG.format(theme="mkdocs", plugin_options=""), encoding="utf-8")
     commit_all(root, "fixture")
     for role, name in (("author", "Ada Author"), ("reviewer", "Rex Reviewer")):
-        assert cli.main(["sign", "content/terms/copy-kernel.md", "--as", role, "--name", name,
+        assert cli.main(["sign", "content/terms/copy-kernel.md", "--as", role, "--key", str(key_file(name)),
                          "--root", str(root)]) == 0
     commit_all(root, "signed")
     return root

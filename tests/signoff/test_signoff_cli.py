@@ -7,11 +7,12 @@ import json
 from pathlib import Path
 
 import pytest
-from signoff_helpers import commit_all, init_repo, make_site, term
+from signoff_helpers import PEOPLE, commit_all, init_repo, key_file, key_sha, make_site, person_yaml, term
 
 from site_plugins import cli, signoff
 from site_plugins.content import load_content
 from site_plugins.publish import Signable
+from site_plugins.signable import git
 
 GOOD = term("What is a warp?", "A warp is a group of 32 threads that a multiprocessor schedules together.",
             "Threads of a warp issue the same instruction.")
@@ -50,15 +51,16 @@ def gloss(root: Path, *args: str) -> int:
 
 
 def sign(root: Path, path: str, role: str, name: str) -> int:
-    return gloss(root, "sign", path, "--as", role, "--name", name)
+    """gloss sign as ``name``, with their own key (a real ed25519 key made by ssh-keygen)."""
+    return gloss(root, "sign", path, "--as", role, "--name", name, "--key", str(key_file(name)))
 
 
 # --- gloss sign: refusals, each with its exact message -----------------------------------------------
 
 REFUSALS = [
     ([("content/terms/warp.md", "author", "Zed Nobody")], 1,
-     "gloss sign: 'Zed Nobody' is not registered in signoff.yaml; add them under 'people:' first "
-     "(registered: Ada Author, Rex Reviewer, Sam Self)\n"),
+     "gloss sign: the key KEY(zed) is not registered to anyone in signoff.yaml; add its public line under your "
+     "entry's 'keys:' first\n"),
     ([("content/terms/warp.md", "author", "Sam Self"), ("content/terms/warp.md", "reviewer", "Sam Self")], 1,
      "gloss sign: Sam Self signed content/terms/warp.md as author and cannot also review it; "
      "ask another registered person to review\n"),
@@ -67,7 +69,7 @@ REFUSALS = [
      "ask another registered person to review\n"),
     ([("content/terms/warp.md", "reviewer", "Rex Reviewer")], 1,
      "gloss sign: content/terms/warp.md has no author sign-off of its current content; the author signs first "
-     "(gloss sign content/terms/warp.md --as author --name NAME)\n"),
+     "(gloss sign content/terms/warp.md --as author)\n"),
     ([("content/terms/bad.md", "author", "Ada Author")], 1,
      "gloss sign: content/terms/bad.md has 1 problem and cannot be signed; fix them first (gloss check lists "
      "them):\n  content/terms/bad.md:3: the definition must be exactly one sentence; keep one sentence ending in "
@@ -93,16 +95,17 @@ def test_sign_refusals(site: Path, capsys: pytest.CaptureFixture[str], steps: li
     capsys.readouterr()
     assert sign(site, *last) == code
     out, err = capsys.readouterr()
-    assert (out, err) == ("", message)
+    assert (out, err) == ("", message.replace("KEY(zed)", key_sha("zed")))
     assert (site / "signoff.yaml").read_text(encoding="utf-8") == registry  # nothing recorded
 
 
 def test_sign_refuses_while_signoff_yaml_is_malformed(site: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    (site / "signoff.yaml").write_text("people:\n  - name: Ada Author\n    nick: ada\n", encoding="utf-8")
+    (site / "signoff.yaml").write_text("people:\n" + person_yaml("Ada Author", False) + "    nick: ada\n",
+                                       encoding="utf-8")
     assert sign(site, "content/terms/warp.md", "author", "Ada Author") == 1
     assert capsys.readouterr().err == (
         "gloss sign: signoff.yaml has problems; fix them first:\n"
-        "  signoff.yaml:3: unknown key 'people[0].nick'; allowed keys: name, handle, email\n")
+        "  signoff.yaml:4: unknown key 'people[0].nick'; allowed keys: name, keys, handle, email\n")
 
 
 def test_sign_usage_errors_exit_2(site: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -110,6 +113,16 @@ def test_sign_usage_errors_exit_2(site: Path, capsys: pytest.CaptureFixture[str]
     assert "the following arguments are required: --as" in capsys.readouterr().err
     assert gloss(site, "sign", "content/terms/warp.md", "--as", "editor", "--name", "Ada Author") == 2
     assert cli.main(["sign", "--help"]) == 0
+    capsys.readouterr()
+    # No --key and no git config user.signingkey: an environment error that says how to set one.
+    assert gloss(site, "sign", "content/terms/warp.md", "--as", "author") == 2
+    assert capsys.readouterr().err == (
+        "gloss sign: no signing key: pass --key ~/.ssh/id_ed25519.pub, or set it once as git does for signed "
+        "commits: git config user.signingkey ~/.ssh/id_ed25519.pub\n")
+    assert gloss(site, "sign", "content/terms/warp.md", "--as", "author", "--key", str(site / "nokey")) == 2
+    assert capsys.readouterr().err == (
+        f"gloss sign: no key file at {site / 'nokey'}; pass --key with your key's path, or set git config "
+        "user.signingkey\n")
 
 
 def test_signing_the_same_thing_twice_is_a_no_op(site: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -127,7 +140,7 @@ def test_signing_the_same_thing_twice_is_a_no_op(site: Path, capsys: pytest.Capt
 
 
 def test_sign_prints_what_was_signed(site: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    head = signoff.git(site, "rev-parse", "HEAD")
+    head = git(site, "rev-parse", "HEAD")
     assert head is not None
     path = "content/terms/copy-kernel.md"
     assert sign(site, path, "author", "ada") == 0
@@ -146,6 +159,7 @@ def test_sign_prints_what_was_signed(site: Path, capsys: pytest.CaptureFixture[s
         f"  text         9 lines, {len(CODED)} characters ({c.text[:19]}…)\n"
         f"  values       0 measured values ({c.values[:19]}…)\n"
         f"  code         1 excerpt, 3 lines ({c.code[:19]}…)\n"
+        f"  files        1 code file published: code/day01-basics/copy.cu ({c.files[:19]}…)\n"
         f"  commit       {head.strip()[:12]} (the signed text is committed)\n"
         "State: awaiting review; still missing: review by a registered person other than the author\n")
     assert sign(site, path, "reviewer", "rex") == 0
@@ -168,8 +182,7 @@ def states_site(root: Path) -> Path:
     init_repo(root)
     terms = {name: term(f"What is {name}?", f"The {name} term is a fixture.", f"The {name} body.")
              for name in ("drafted", "authored", "signed", "changed", "lost", "unknown-reviewer")}
-    make_site(root, terms, registry=(
-        "people:\n  - name: Ada Author\n  - name: Rex Reviewer\n  - name: Sam Self\n  - name: Lee Leaving\n"))
+    make_site(root, terms, registry=PEOPLE + person_yaml("Lee Leaving", False))
     commit_all(root, "fixture")
     assert sign(root, "content/terms/authored.md", "author", "Ada Author") == 0
     for slug in ("signed", "changed", "unknown-reviewer"):
@@ -183,7 +196,7 @@ def states_site(root: Path) -> Path:
     (root / "content/terms/lost.md").write_text(terms["lost"] + "\nEdited again.\n", encoding="utf-8")
     (root / "content/terms/changed.md").write_text(terms["changed"] + "\nA new paragraph.\n", encoding="utf-8")
     # Lee leaves the registry; their review no longer counts.
-    text = (root / "signoff.yaml").read_text(encoding="utf-8").replace("  - name: Lee Leaving\n", "")
+    text = (root / "signoff.yaml").read_text(encoding="utf-8").replace(person_yaml("Lee Leaving", False), "")
     (root / "signoff.yaml").write_text(text, encoding="utf-8")
     commit_all(root, "edits and sign-offs")
     return root
@@ -286,7 +299,8 @@ def test_diff_shows_what_changed_since_sign_off(tmp_path: Path, capsys: pytest.C
         "+\n"
         "+A new paragraph.\n"
         "\nMeasured values shown:\n  (no change)\n"
-        "\nCode quoted:\n  (no change)\n")
+        "\nCode quoted:\n  (no change)\n"
+        "\nCode files published:\n  (no change)\n")
 
 
 def test_diff_other_cases(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -313,7 +327,7 @@ def test_new_term_scaffold_parses_and_lists_what_is_missing(tmp_path: Path,
     assert capsys.readouterr().out == (
         "Created content/terms/bank-conflict.md\n"
         "Next: fill in the front matter and write the body; `gloss check` lists what is still missing. It stays "
-        "a draft until signed: gloss sign content/terms/bank-conflict.md --as author --name NAME\n")
+        "a draft until signed: gloss sign content/terms/bank-conflict.md --as author\n")
     content, problems = load_content(tmp_path)
     entry = content.terms["bank-conflict"]
     assert entry.title == "What is bank conflict in CUDA?"

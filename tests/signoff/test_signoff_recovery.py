@@ -5,36 +5,41 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from signoff_helpers import T1, T2, commit_all
+from signoff_helpers import PEOPLE, T1, T2, commit_all, plan_signature
 
 from site_plugins import signoff
 from site_plugins.publish import Signable, decide
+from site_plugins.signable import Tree
 
 PATH = "content/terms/tiling.md"
-PEOPLE = "people:\n  - name: Ada Author\n  - name: Rex Reviewer\n  - name: Sam Self\n"
 
 
 def version(n: int) -> str:
     return f"---\ntitle: What is tiling? (v{n})\n---\nVersion {n} of the body. It shows [[value:v{n}]].\n"
 
 
-def signable_at(path: str, text: str) -> Signable:
+def signable(path: str, text: str) -> Signable:
     # Stands in for the pipeline: the shown values depend on the text (here: the value markers in it).
     return Signable(path, text, tuple(f"{m} ms" for m in re.findall(r"\[\[value:(\w+)\]\]", text)))
+
+
+def signable_at(path: str, tree: Tree) -> Signable | None:
+    text = tree.read(path)
+    return signable(path, text) if text is not None else None
 
 
 def write_entry(root: Path, text: str) -> Signable:
     (root / PATH).parent.mkdir(parents=True, exist_ok=True)
     (root / PATH).write_text(text, encoding="utf-8")
-    return signable_at(PATH, text)
+    return signable(PATH, text)
 
 
 def sign_both(root: Path, s: Signable, *, commit: bool = True) -> None:
     for role, name, on in (("author", "Ada Author", T1), ("reviewer", "Rex Reviewer", T2)):
         reg, problems = signoff.load(root)
         assert problems == []
-        c = signoff.head_commit_of(root, s.path, s.text) if commit else None
-        record, _ = signoff.plan_signature(reg, s, role, name, on=on, commit=c)  # type: ignore[arg-type]
+        c = signoff.head_commits(root, [s])[s.path] if commit else None
+        record, _ = plan_signature(reg, s, role, name, on=on, commit=c)  # type: ignore[arg-type]
         signoff.write_entry(root, s.path, record)
 
 
@@ -97,7 +102,7 @@ def test_history_is_searched_when_the_recorded_commit_is_gone(repo: Path) -> Non
     for n in (3, 4):
         write_entry(repo, version(n))
         commit_all(repo, f"v{n}")
-    v4 = signable_at(PATH, version(4))
+    v4 = signable(PATH, version(4))
     s = decide(repo, [v4], preview=False, signable_at=signable_at)[0][PATH]
     assert (s.state, s.published, s.text, s.signed_commit) == ("changed", True, version(2), c2)
 
@@ -126,7 +131,7 @@ def test_unrecoverable_signed_version_unpublishes_with_a_warning(repo: Path) -> 
     assert [str(p) for p in problems] == [
         f"content/terms/tiling.md:1: changed since sign-off (text, measured values) and the signed version "
         f"({fp1[:19]}…) cannot be recovered from git, so the entry is unpublished; review the change and "
-        "sign it again: gloss sign content/terms/tiling.md --as author --name NAME"]
+        "sign it again: gloss sign content/terms/tiling.md --as author"]
     p = decide(repo, [v2], preview=True, signable_at=signable_at)[0][PATH]
     assert p.banner is not None and p.banner.startswith(
         "Changed since sign-off, and the signed version cannot be recovered from git: not published until "
@@ -148,13 +153,13 @@ def test_re_signing_a_change_keeps_serving_the_old_version_until_review(repo: Pa
     v2 = write_entry(repo, version(2))
     c2 = commit_all(repo, "v2")
     reg, _ = signoff.load(repo)
-    record, _ = signoff.plan_signature(reg, v2, "author", "Ada Author", on=T2, commit=c2)
+    record, _ = plan_signature(reg, v2, "author", "Ada Author", on=T2, commit=c2)
     signoff.write_entry(repo, PATH, record)
     s = decide(repo, [v2], preview=False, signable_at=signable_at)[0][PATH]
     assert (s.state, s.published, s.text, s.signed_commit) == ("changed", True, version(1), c1)
     assert s.missing == ("review by a registered person other than the author",)
     reg, _ = signoff.load(repo)
-    record, _ = signoff.plan_signature(reg, v2, "reviewer", "Sam Self", on=T2, commit=c2)
+    record, _ = plan_signature(reg, v2, "reviewer", "Sam Self", on=T2, commit=c2)
     signoff.write_entry(repo, PATH, record)
     s = decide(repo, [v2], preview=False, signable_at=signable_at)[0][PATH]
     assert (s.state, s.published, s.text, s.signed_commit) == ("signed", True, None, c2)

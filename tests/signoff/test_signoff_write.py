@@ -7,7 +7,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from signoff_helpers import T1, T2
+from signoff_helpers import T1, T2, person_yaml, plan_signature
 
 from site_plugins import signoff
 from site_plugins.publish import Signable
@@ -22,14 +22,15 @@ ROOT = Path(__file__).resolve().parents[2]
 def sign(root: Path, s: Signable, role: signoff.Role, name: str, on: object = T1) -> None:
     reg, problems = signoff.load(root)
     assert problems == []
-    record, _ = signoff.plan_signature(reg, s, role, name, on=on, commit=None)  # type: ignore[arg-type]
+    record, _ = plan_signature(reg, s, role, name, on=on, commit=None)  # type: ignore[arg-type]
     signoff.write_entry(root, s.path, record)
 
 
 def test_signing_into_the_shipped_file_keeps_its_comments(tmp_path: Path) -> None:
     shutil.copy(ROOT / "signoff.yaml", tmp_path / "signoff.yaml")
     original = (tmp_path / "signoff.yaml").read_text(encoding="utf-8")
-    people = "people:\n  - name: Ada Author  # fictional\n    handle: ada\n  - name: Rex Reviewer\n"
+    people = "people:\n" + person_yaml("Ada Author").replace("Ada Author\n", "Ada Author  # fictional\n", 1) + \
+        person_yaml("Rex Reviewer", False)
     (tmp_path / "signoff.yaml").write_text(original.replace("people: []\n", people), encoding="utf-8")
     sign(tmp_path, B, "author", "ada")
     sign(tmp_path, A, "author", "Ada Author")
@@ -40,6 +41,7 @@ def test_signing_into_the_shipped_file_keeps_its_comments(tmp_path: Path) -> Non
     assert "  - name: Ada Author  # fictional\n" in text
     assert text.index("content/terms/a.md:") < text.index("content/terms/b.md:")  # path order
     assert "      on: 2026-12-02T09:30:00Z\n" in text
+    assert "      signature: |\n        -----BEGIN SSH SIGNATURE-----\n" in text  # a readable block
     reg, problems = signoff.load(tmp_path)
     assert problems == []
     assert signoff.assess(reg, A).state == "awaiting-review"
@@ -48,9 +50,9 @@ def test_signing_into_the_shipped_file_keeps_its_comments(tmp_path: Path) -> Non
 
 
 def test_the_written_record_is_exactly_what_was_planned(tmp_path: Path) -> None:
-    (tmp_path / "signoff.yaml").write_text("people:\n  - name: Ada Author\n", encoding="utf-8")
+    (tmp_path / "signoff.yaml").write_text("people:\n" + person_yaml("Ada Author"), encoding="utf-8")
     reg, _ = signoff.load(tmp_path)
-    record, _ = signoff.plan_signature(reg, B, "author", "Ada Author", on=T1, commit="0123456789abcdef" * 2)
+    record, _ = plan_signature(reg, B, "author", "Ada Author", on=T1, commit="0123456789abcdef" * 2)
     signoff.write_entry(tmp_path, B.path, record)
     reg, problems = signoff.load(tmp_path)
     assert problems == []
@@ -58,8 +60,8 @@ def test_the_written_record_is_exactly_what_was_planned(tmp_path: Path) -> None:
 
 
 def test_a_file_without_entries_or_people_is_created_sensibly(tmp_path: Path) -> None:
-    record, _ = signoff.plan_signature(signoff.Registry(people=[signoff.Person("Ada Author")]), C, "author",
-                                       "Ada Author", on=T1, commit=None)
+    record, _ = plan_signature(signoff.Registry(people=[signoff.Person("Ada Author", keys=[])]), C, "author",
+                               "Ada Author", on=T1, commit=None)
     signoff.write_entry(tmp_path, C.path, record)
     text = (tmp_path / "signoff.yaml").read_text(encoding="utf-8")
     assert text.startswith("# Sign-off registry.")
@@ -72,7 +74,7 @@ def test_a_file_without_entries_or_people_is_created_sensibly(tmp_path: Path) ->
 
 def test_a_failed_write_leaves_the_old_file_untouched(tmp_path: Path,
                                                        monkeypatch: pytest.MonkeyPatch) -> None:
-    (tmp_path / "signoff.yaml").write_text("people:\n  - name: Ada Author\n", encoding="utf-8")
+    (tmp_path / "signoff.yaml").write_text("people:\n" + person_yaml("Ada Author"), encoding="utf-8")
     before = (tmp_path / "signoff.yaml").read_bytes()
 
     def boom(src: str, dst: object) -> None:

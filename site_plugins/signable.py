@@ -1,0 +1,78 @@
+"""What a sign-off covers, and where the files it covers are read from.
+
+The type shared by :mod:`site_plugins.signoff` (which fingerprints and verifies) and
+:mod:`site_plugins.publish` (which decides publication) lives here, below both, so neither imports the
+other for it.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from typing import Protocol
+
+
+@dataclass(frozen=True)
+class Signable:
+    """Exactly what a sign-off covers: the entry's text, the measured values it shows, the code it quotes
+    and every code file it publishes (whole-file pages and raw downloads)."""
+
+    path: str  # repo-relative, e.g. content/terms/tiling.md
+    text: str  # the whole Markdown file, front matter included
+    shown_values: tuple[str, ...] = ()  # every measured value as rendered on the page, in page order
+    quoted_code: tuple[str, ...] = ()  # every code excerpt as quoted on the page, in page order
+    files: tuple[tuple[str, str], ...] = ()  # (repo-relative path, whole text) of each published code file
+
+
+class Tree(Protocol):
+    """A read-only view of the repository's files: the working copy or one git commit."""
+
+    def read(self, path: str) -> str | None:
+        """The text of a repo-relative file, or None when there is no such file."""
+
+    def listdir(self, folder: str) -> list[str]:
+        """Repo-relative paths of the files directly inside ``folder``, sorted."""
+
+
+@dataclass(frozen=True)
+class WorkTree:
+    root: Path
+
+    def read(self, path: str) -> str | None:
+        from site_plugins import textfile
+
+        file = self.root / path
+        return textfile.read(file, path)[0] if file.is_file() else None
+
+    def listdir(self, folder: str) -> list[str]:
+        base = self.root / folder
+        if not base.is_dir():
+            return []
+        return sorted(f.relative_to(self.root).as_posix() for f in base.iterdir() if f.is_file())
+
+
+def git(root: Path, *args: str) -> str | None:
+    """Output of a git command run in ``root``, or None when git fails (no repo, unknown object...)."""
+    try:
+        done = subprocess.run(["git", "-C", str(root), *args], capture_output=True, check=False, timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if done.returncode != 0:
+        return None
+    return done.stdout.decode("utf-8", errors="replace")
+
+
+@dataclass(frozen=True)
+class GitTree:
+    root: Path
+    commit: str
+
+    def read(self, path: str) -> str | None:
+        return git(self.root, "show", f"{self.commit}:./{path}")
+
+    def listdir(self, folder: str) -> list[str]:
+        out = git(self.root, "ls-tree", "--name-only", self.commit, f"./{folder.rstrip('/')}/")
+        if out is None:
+            return []
+        return sorted(str(PurePosixPath(line)) for line in out.splitlines() if line)

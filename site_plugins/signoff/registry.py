@@ -1,0 +1,249 @@
+"""Reading ``signoff.yaml`` and checking it: the people, their keys, and every recorded signature.
+
+Integrity problems are ``signoff.yaml:LINE: problem; remedy`` values (a strict build fails on them).
+A signature that does not verify against a key registered to the person it names is dropped from the
+registry that is returned (fail closed: it counts for nothing) and reported.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any, TypeVar
+
+from site_plugins import schema, textfile
+from site_plugins.messages import Problem
+from site_plugins.signoff import keys
+from site_plugins.signoff.model import FILE, EntrySignoff, Pair, Person, Registry, Signature, ident, skeleton
+
+FINGERPRINT = re.compile(r"^sha256:[0-9a-f]{64}$")
+_COMMIT = re.compile(r"^[0-9a-f]{7,64}$")
+T = TypeVar("T")
+
+
+def load(root: Path) -> tuple[Registry, list[Problem]]:
+    """Read and check ``root/signoff.yaml``. A missing file is an empty registry (every entry a draft)."""
+    path = root / FILE
+    if not path.is_file():
+        return Registry(), []
+    text, problems = textfile.read(path, FILE)
+    return parse(text) if text is not None else (Registry(), problems)
+
+
+def parse(text: str) -> tuple[Registry, list[Problem]]:
+    """Check the text of ``signoff.yaml``; on problems, whatever could be read is kept (fail closed:
+    a signature that did not parse or verify does not count)."""
+    node, problems = compose(text)
+    if problems:
+        return Registry(), problems
+    if node is not None and node.tag.endswith(":null"):
+        node = None
+    reg, problems = schema.build(Registry, node, FILE)
+    if reg is None:
+        reg = _salvage(node)
+    more = _people(reg) + _integrity(reg)
+    reg, bad = verified(reg)
+    return reg, problems + more + bad
+
+
+def compose(text: str) -> tuple[Any, list[Problem]]:
+    """The YAML node tree of ``text``, read within the schema's bounds (no aliases, capped depth and size)."""
+    return schema.parse_yaml(text, FILE)
+
+
+def _salvage(node: Any) -> Registry:
+    # Keep the people and the entries that are well-formed, so one bad signature does not unpublish
+    # (or hide the state of) every other entry.
+    import yaml
+
+    if not isinstance(node, yaml.MappingNode):
+        return Registry()
+    people: list[Person] = []
+    entries: dict[str, EntrySignoff] = {}
+    for key, value in node.value:
+        if key.value == "people" and isinstance(value, yaml.SequenceNode):
+            for item in value.value:
+                p, probs = schema.build(Person, item, FILE)
+                if p is not None and not probs:
+                    people.append(p)
+        elif key.value == "entries" and isinstance(value, yaml.MappingNode):
+            for k, v in value.value:
+                e, probs = schema.build(EntrySignoff, v, FILE)
+                if e is not None and not probs:
+                    entries[str(k.value)] = e
+    return Registry(people=people, entries=entries)
+
+
+def signatures(e: EntrySignoff) -> Iterator[tuple[str, Signature]]:
+    """(role, signature) for each signature in a record; roles of the kept pair read ``previous.ROLE``."""
+    for role, sig in (("author", e.author), ("reviewer", e.reviewer)):
+        if sig is not None:
+            yield role, sig
+    if e.previous is not None:
+        for role, sig in (("author", e.previous.author), ("reviewer", e.previous.reviewer)):
+            if sig is not None:
+                yield f"previous.{role}", sig
+
+
+def owners(reg: Registry) -> dict[str, Person | None]:
+    """Registered public keys (OpenSSH form) -> their person; None for a key listed under two people
+    (an error that makes the key count for nobody)."""
+    out: dict[str, Person | None] = {}
+    for p in reg.people:
+        for line in p.keys:
+            key = keys.parse_key(line)
+            if key is not None:
+                out[key.openssh] = p if out.get(key.openssh, p) is p else None
+    return out
+
+
+# --- people and keys --------------------------------------------------------------------------------
+
+
+def _people(reg: Registry) -> list[Problem]:
+    problems: list[Problem] = []
+    seen: dict[str, str] = {}  # ident -> the name as first written
+    looks: dict[str, str] = {}  # skeleton -> the name as first written
+    key_owner: dict[str, str] = {}
+    for i, p in enumerate(reg.people):
+        ln = schema.line_of(reg, "people", i)
+        for value in (p.name, p.handle):
+            if value is None:
+                continue
+            if ident(value) in seen:
+                twin = seen[ident(value)]
+                also = "" if twin == value else (f" (as '{twin}': names are compared after Unicode normalisation, "
+                                                 "ignoring case and spaces)")
+                problems.append(Problem(FILE, ln, f"'{value}' is registered twice{also}",
+                                        "keep one entry per person, with a unique name and handle"))
+                continue
+            seen[ident(value)] = value
+            look = skeleton(value)
+            if look in looks:
+                problems.append(Problem(FILE, ln, f"'{value}' looks like '{looks[look]}' (confusable characters: "
+                                        f"{_codepoints(value, looks[look])})",
+                                        "register each person under a name that cannot be mistaken for another's"))
+            looks.setdefault(look, value)
+        for j, line in enumerate(p.keys):
+            kln = schema.line_of(p, "keys", j) or ln
+            key = keys.parse_key(line)
+            if key is None:
+                problems.append(Problem(FILE, kln, f"key {j + 1} of {p.name} is not an SSH public key",
+                                        "paste the one line of the .pub file, e.g. ssh-ed25519 AAAA... name"))
+            elif key.openssh in key_owner and key_owner[key.openssh] != p.name:
+                problems.append(Problem(FILE, kln, f"key {key.sha256} is registered to both "
+                                        f"{key_owner[key.openssh]} and {p.name}",
+                                        "a key belongs to one person: remove it from the one it is not theirs"))
+            else:
+                key_owner[key.openssh] = p.name
+    return problems
+
+
+def _codepoints(a: str, b: str) -> str:
+    diff = [f"{x} U+{ord(x):04X} vs {y} U+{ord(y):04X}" for x, y in zip(a, b, strict=False) if x != y]
+    return ", ".join(diff[:3]) or "same letters"
+
+
+# --- recorded signatures ----------------------------------------------------------------------------
+
+
+def _integrity(reg: Registry) -> list[Problem]:
+    problems: list[Problem] = []
+    names = reg.names()
+    for path, e in reg.entries.items():
+        for role, sig in signatures(e):
+            ln = schema.line_of(sig)
+            where = f"entries.{path}.{role}"
+            if not FINGERPRINT.match(sig.fingerprint):
+                problems.append(Problem(FILE, schema.line_of(sig, "fingerprint"),
+                                        f"'{where}.fingerprint' is not a sha256 fingerprint",
+                                        f"sign again: gloss sign {path} --as {role.split('.')[-1]}"))
+            if sig.commit is not None and not _COMMIT.match(sig.commit):
+                problems.append(Problem(FILE, schema.line_of(sig, "commit"),
+                                        f"'{where}.commit' is not a git commit id",
+                                        "remove the line or write the commit's hexadecimal id"))
+            if ident(sig.name) not in names:
+                problems.append(Problem(FILE, ln,
+                                        f"'{sig.name}' signed {path} as {role} but is not registered",
+                                        "add them under 'people:' or remove the signature"))
+        for label, pair in (("", Pair(e.author, e.reviewer)), (" (previous)", e.previous)):
+            if pair is None or pair.author is None or pair.reviewer is None:
+                continue
+            ln = schema.line_of(pair.reviewer)
+            if ident(pair.author.name) == ident(pair.reviewer.name):
+                problems.append(Problem(FILE, ln, f"{pair.author.name} is both author and reviewer of {path}{label}",
+                                        "a different registered person must review; remove the self-review"))
+            elif pair.author.fingerprint != pair.reviewer.fingerprint:
+                problems.append(Problem(FILE, ln,
+                                        f"the reviewer of {path}{label} signed a different version than the author",
+                                        f"the reviewer signs again: gloss sign {path} --as reviewer"))
+        if e.reviewer is not None and e.author is None:
+            problems.append(Problem(FILE, schema.line_of(e.reviewer),
+                                    f"{path} has a review but no author sign-off",
+                                    f"the author signs first: gloss sign {path} --as author"))
+    return problems
+
+
+def check_signature(index: dict[str, Person | None], path: str, role: str,
+                    sig: Signature) -> tuple[keys.Key | None, str | None]:
+    """(the key that made ``sig``, None) when it verifies and the key is registered to the person it
+    names; otherwise (key or None, what is wrong)."""
+    msg = keys.message(path, role.split(".")[-1], sig.fingerprint, sig.on)
+    key = keys.signer(msg, sig.signature)
+    if key is None:
+        return None, (f"the {role} signature of {path} does not verify (not made by gloss sign over this "
+                      "entry, role, fingerprint and date)")
+    person = index.get(key.openssh)
+    if person is None:
+        what = "registered to more than one person" if key.openssh in index else "not registered"
+        return key, f"the {role} signature of {path} was made with key {key.sha256}, which is {what}"
+    if ident(person.name) != ident(sig.name):
+        return key, (f"the {role} signature of {path} names {sig.name} but was made with {person.name}'s key "
+                     f"{key.sha256}")
+    return key, None
+
+
+def verified(reg: Registry) -> tuple[Registry, list[Problem]]:
+    """The registry without the signatures that do not verify against a key registered to the person they
+    name, and a problem for each one dropped.
+
+    Signatures by names that are not registered are kept (they are reported already and never count)."""
+    problems: list[Problem] = []
+    entries: dict[str, EntrySignoff] = {}
+    names = reg.names()
+    index = owners(reg)
+    for path, e in reg.entries.items():
+        bad: set[str] = set()
+        for role, sig in signatures(e):
+            if ident(sig.name) not in names:
+                continue
+            _, wrong = check_signature(index, path, role, sig)
+            if wrong is not None:
+                bad.add(role)
+                again = f"gloss sign {path} --as {role.split('.')[-1]}"
+                problems.append(Problem(FILE, schema.line_of(sig, "signature") or schema.line_of(sig), wrong,
+                                        f"it counts for nothing; the signer signs again with their own "
+                                        f"registered key: {again}"))
+        # Author and reviewer are different keys as well as different people: a key verifies only for the
+        # one person it is registered to (a key listed under two people is an error and counts for nobody).
+        entries[path] = _drop(e, bad) if bad else e
+    return _keep_lines(reg, dataclasses.replace(reg, entries=entries)), problems
+
+
+def _drop(e: EntrySignoff, roles: Iterable[str]) -> EntrySignoff:
+    gone = set(roles)
+    prev = e.previous
+    if prev is not None:
+        prev = _keep_lines(prev, Pair(author=None if "previous.author" in gone else prev.author,
+                                      reviewer=None if "previous.reviewer" in gone else prev.reviewer))
+    return _keep_lines(e, EntrySignoff(author=None if "author" in gone else e.author,
+                                       reviewer=None if "reviewer" in gone else e.reviewer, previous=prev))
+
+
+def _keep_lines(old: object, new: T) -> T:
+    lines = getattr(old, "__gloss_lines__", None)
+    if lines is not None:
+        object.__setattr__(new, "__gloss_lines__", lines)
+    return new
