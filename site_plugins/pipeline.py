@@ -6,6 +6,7 @@ call it directly, without MkDocs.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -275,8 +276,8 @@ def served_content(content: Content, shown: dict[str, Entry]) -> Content:
     def pick(e: Entry) -> Entry:
         return shown.get(e.src_uri, e)
 
-    return Content(terms={s: pick(e) for s, e in content.terms.items()},
-                   lessons={s: pick(e) for s, e in content.lessons.items()}, broken=set(content.broken))
+    return dataclasses.replace(content, terms={s: pick(e) for s, e in content.terms.items()},
+                               lessons={s: pick(e) for s, e in content.lessons.items()})
 
 
 def _line_mentioning(text: str, needle: str) -> int:
