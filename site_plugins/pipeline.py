@@ -7,7 +7,7 @@ call it directly, without MkDocs.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
@@ -49,7 +49,12 @@ class Build:
     # docs src_uri -> the Markdown file text MkDocs should read (its front matter gives the page title
     # and nav label), for entries whose published version is the signed one rather than the working copy
     sources: dict[str, str] = field(default_factory=dict)
-    content: Content = field(default_factory=Content)
+    # Links whose target is a draft, shown as plain text: listed in the build summary, never a failure.
+    draft_links: list[Problem] = field(default_factory=list)
+    # Docs paths of Markdown pages that are neither entries nor declared site chrome: left out, and reported.
+    unlisted: list[str] = field(default_factory=list)
+    content: Content = field(default_factory=Content)  # the working copy
+    published: Content = field(default_factory=Content)  # each entry as it is published (signed version)
     view: measured.ResultsView | None = None
 
 
@@ -140,8 +145,10 @@ def signable_at(root: Path, view: measured.ResultsView, content: Content) -> Cal
 
 
 def prepare(root: Path, docs_dir: str = "content", *, preview: bool = False,
-            checked: Callable[[str], str | None] | None = None) -> Build:
-    """Load, check and render every entry and generated page. ``checked(url)`` gives a source's
+            checked: Callable[[str], str | None] | None = None, chrome: Collection[str] = ("index.md",)) -> Build:
+    """Load, check and render every entry and generated page. ``chrome``: the docs paths of hand-written
+    pages published without sign-off (any other page outside terms/ and lessons/ is left out and reported).
+    ``checked(url)`` gives a source's
     last successful check date (YYYY-MM-DD) or None."""
     content, problems = load_content(root, docs_dir)
     build = Build(problems=list(problems), content=content)
@@ -184,8 +191,8 @@ def prepare(root: Path, docs_dir: str = "content", *, preview: bool = False,
             build.sources[e.src_uri] = old.text
         else:
             shown[e.src_uri] = e
-    # Every view of an entry (titles, ledes, related lists, backlinks) reads the published version.
-    content = served_content(content, shown)
+    # Every view of an entry (titles, ledes, related lists, backlinks, navigation) reads the published version.
+    content = build.published = served_content(content, shown)
 
     backlinks: dict[str, list[Entry]] = {}
     for lesson in content.lessons.values():
@@ -259,11 +266,32 @@ def prepare(root: Path, docs_dir: str = "content", *, preview: bool = False,
             where = source.path if source else f"{docs_dir}/{uri}"
             for target in (t for t in hits if t in build.hidden):
                 line = _line_mentioning(source.text, PurePosixPath(target).name) if source else 0
-                build.problems.append(Problem(
-                    where, line, f"links to draft '{docs_dir}/{target}', which is not published",
-                    "the link is shown as plain text until that entry is signed off"))
+                build.draft_links.append(draft_link(where, line, f"{docs_dir}/{target}"))
+    build.unlisted = unlisted_pages(root, docs_dir, chrome)
+    build.problems += [Problem(f"{docs_dir}/{uri}", 1, UNLISTED, UNLISTED_REMEDY) for uri in build.unlisted]
     build.problems = sorted(set(build.problems))
+    build.draft_links = sorted(set(build.draft_links))
     return build
+
+
+UNLISTED = "this page is neither a term, a lesson nor declared site chrome, so it is not published"
+UNLISTED_REMEDY = ("move it to terms/ or lessons/ to have it signed off like every entry, or, if it is hand-written "
+                   "site chrome, list it under the gloss plugin's 'chrome:' option in mkdocs.yml")
+
+
+def draft_link(where: str, line: int, target: str) -> Problem:
+    """A link to a draft, shown as plain text (a build-summary line, not a failure)."""
+    return Problem(where, line, f"links to draft '{target}', which is not published",
+                   "the link is shown as plain text until that entry is signed off")
+
+
+def unlisted_pages(root: Path, docs_dir: str, chrome: Collection[str]) -> list[str]:
+    """Docs paths of the Markdown pages outside terms/ and lessons/ that are not declared chrome."""
+    docs = root / docs_dir
+    if not docs.is_dir():
+        return []
+    found = (f.relative_to(docs).as_posix() for f in docs.rglob("*.md") if f.is_file())
+    return sorted(uri for uri in found if not uri.startswith(("terms/", "lessons/")) and uri not in chrome)
 
 
 def stage_files(root: Path, excerpts: list[Excerpt]) -> dict[str, str]:

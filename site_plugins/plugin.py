@@ -10,7 +10,7 @@ import datetime as dt
 import logging
 import os
 from collections.abc import Callable
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from mkdocs.config import base
@@ -25,6 +25,7 @@ from mkdocs.structure.pages import Page
 from site_plugins import images, measured, navorder, pipeline, render
 from site_plugins.content import source_urls
 from site_plugins.links import evidence
+from site_plugins.messages import Problem
 
 log = logging.getLogger("mkdocs.plugins.gloss")
 
@@ -39,6 +40,9 @@ class GlossConfig(base.Config):
     """The link evidence file, relative to mkdocs.yml."""
     evidence_max_age_days = c.Type(int, default=365)
     """Evidence older than this is reported as a warning."""
+    chrome = c.ListOfItems(c.Type(str), default=["index.md"])
+    """Hand-written site chrome published without sign-off (docs paths, e.g. the home page). Every other
+    page must be a term or a lesson: an unlisted page is left out and fails a strict build."""
 
 
 class GlossPlugin(BasePlugin[GlossConfig]):
@@ -46,6 +50,7 @@ class GlossPlugin(BasePlugin[GlossConfig]):
         self.build: pipeline.Build | None = None
         self.root = Path.cwd()
         self.docs_dir = "content"
+        self.draft_links: list[Problem] = []
 
     @property
     def preview(self) -> bool:
@@ -73,14 +78,16 @@ class GlossPlugin(BasePlugin[GlossConfig]):
         except evidence.EvidenceError as exc:
             raise PluginError(str(exc)) from exc
         self.build = build = pipeline.prepare(self.root, self.docs_dir, preview=self.preview,
-                                              checked=_checked_on(ev))
+                                              checked=_checked_on(ev), chrome=self.config.chrome)
+        self.draft_links = list(build.draft_links)
         stale = evidence.evidence_problems(ev, source_urls(build.content),
                                            max_age_days=self.config.evidence_max_age_days,
                                            today=dt.datetime.now(dt.UTC).date(),
                                            evidence_path=self.config.evidence_file)
         for problem in sorted(set(build.problems) | set(stale)):
             log.warning(str(problem))
-        for uri in [*build.hidden, *sorted(build.content.unloaded)]:  # drafts; files that are not entries
+        # drafts; files that are not entries; pages that are neither entries nor declared chrome
+        for uri in [*build.hidden, *sorted(build.content.unloaded), *build.unlisted]:
             f = files.get_file_from_path(uri)
             if f is not None:
                 files.remove(f)
@@ -101,7 +108,12 @@ class GlossPlugin(BasePlugin[GlossConfig]):
     def on_nav(self, nav: Navigation, /, *, config: MkDocsConfig, files: Files) -> Navigation:
         if self.build is None:
             raise PluginError("gloss: on_nav before on_files")
-        return navorder.arrange(nav, navorder.labels(self.build.content, self.build.hidden))
+        return navorder.arrange(nav, navorder.labels(self.build.published, self.build.hidden))
+
+    def on_page_read_source(self, /, *, page: Page, config: MkDocsConfig) -> str | None:
+        # An entry whose published version is the signed one, not the working copy: MkDocs reads that
+        # version, so the page title, <title>, navigation label and search title are the signed ones.
+        return self.build.sources.get(page.file.src_uri) if self.build is not None else None
 
     def on_page_markdown(self, markdown: str, /, *, page: Page, config: MkDocsConfig, files: Files) -> str:
         build = self.build
@@ -120,10 +132,34 @@ class GlossPlugin(BasePlugin[GlossConfig]):
                                                                          first_line=first_line)]:
                 log.warning(str(problem))
             markdown, hits = render.unlink_hidden(expansion.markdown, uri, build.hidden)
-            for target in hits:
-                log.warning(f"{self.docs_dir}/{uri}:0: links to draft '{self.docs_dir}/{target}', which is not "
-                            "published; the link is shown as plain text until that entry is signed off")
+            self._drafts_linked(page, hits)
         return render.add_term_tips(markdown, uri, build.term_tips)
+
+    def on_page_content(self, html: str, /, *, page: Page, config: MkDocsConfig, files: Files) -> str:
+        # Links in raw HTML (and any other link form) to a draft, a file that is no entry or an unlisted
+        # page are unlinked like Markdown links.
+        build = self.build
+        if build is None:
+            raise PluginError("gloss: on_page_content before on_files")
+        gone = [*build.hidden, *build.content.unloaded, *build.unlisted]
+        html, hits = render.unlink_hidden_html(html, page.file.src_uri, page.url, render.hidden_targets(gone))
+        self._drafts_linked(page, [h for h in hits if h in build.hidden])
+        return html
+
+    def _drafts_linked(self, page: Page, targets: list[str]) -> None:
+        text = Path(page.file.abs_src_path).read_text(encoding="utf-8") if page.file.abs_src_path else ""
+        for target in targets:
+            line = _line_mentioning(text, PurePosixPath(target).stem)
+            self.draft_links.append(pipeline.draft_link(f"{self.docs_dir}/{page.file.src_uri}", line,
+                                                        f"{self.docs_dir}/{target}"))
+
+    def on_post_build(self, /, *, config: MkDocsConfig) -> None:
+        # The build summary: signed pages that link to drafts are published with those links as plain
+        # text; that never fails the build (a few drafts must not hold their signed neighbours hostage).
+        links = sorted(set(self.draft_links))
+        if links:
+            log.info(f"gloss: {len(links)} link{'s' if len(links) > 1 else ''} to unpublished entries shown as "
+                     "plain text:\n" + "\n".join(f"  {p}" for p in links))
 
     def on_serve(self, server: Any, /, *, config: MkDocsConfig, builder: Any) -> Any:
         for extra in ("code", "measure/results", "signoff.yaml", self.config.evidence_file):
@@ -141,6 +177,10 @@ def _body_line(abs_src_path: str | None, markdown: str) -> int:
     text = Path(abs_src_path).read_text(encoding="utf-8")
     at = text.find(markdown[:200]) if markdown else -1
     return text[:at].count("\n") + 1 if at >= 0 else 1
+
+
+def _line_mentioning(text: str, needle: str) -> int:
+    return next((n for n, line in enumerate(text.splitlines(), start=1) if needle in line), 0)
 
 
 def _checked_on(ev: evidence.Evidence) -> Callable[[str], str | None]:

@@ -7,7 +7,8 @@ are written as relative ``.md`` links so MkDocs checks and rewrites them like ha
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from html import escape
 from pathlib import PurePosixPath
@@ -247,8 +248,6 @@ def unlink_hidden(markdown: str, page_src_uri: str, hidden: Mapping[str, str]) -
 
 def add_term_tips(markdown: str, page_src_uri: str, tips: Mapping[str, str]) -> str:
     """Give every link to a term a title holding its definition, shown as a tooltip on hover."""
-    import re
-
     base = PurePosixPath(page_src_uri).parent
 
     def swap(m: re.Match[str]) -> str:
@@ -265,3 +264,44 @@ def add_term_tips(markdown: str, page_src_uri: str, tips: Mapping[str, str]) -> 
         return f'[{m.group("text")}]({target}{anchor} "{title}")'
 
     return md_links().sub(swap, markdown)
+
+
+_HTML_LINK = re.compile(r"<a\b(?P<attrs>[^>]*?)\bhref\s*=\s*(?P<q>[\"'])(?P<href>.*?)(?P=q)[^>]*>(?P<inner>.*?)</a\s*>",
+                        re.IGNORECASE | re.DOTALL)
+
+
+def hidden_targets(hidden: Iterable[str]) -> dict[str, str]:
+    """Every site path a hidden page could be linked by (its .md path, its directory URL, its .html page)
+    -> its docs path."""
+    out: dict[str, str] = {}
+    for uri in hidden:
+        stem = uri[:-3] if uri.endswith(".md") else uri
+        for form in (uri, stem, f"{stem}/", f"{stem}/index.html", f"{stem}.html"):
+            out[form] = uri
+    return out
+
+
+def unlink_hidden_html(html: str, page_src_uri: str, page_url: str,
+                       targets: Mapping[str, str]) -> tuple[str, list[str]]:
+    """Turn ``<a href>`` links (raw HTML in Markdown, or rendered) to hidden pages into their inner text.
+
+    ``targets`` comes from :func:`hidden_targets`. An href is resolved against the page's URL folder
+    (as a browser does), against its docs folder (as a Markdown link is) and, with a leading '/', against
+    the site root; any of them naming a hidden page unlinks it. Returns the hidden docs paths hit."""
+    hits: list[str] = []
+    url_dir = PurePosixPath(page_url) if page_url.endswith("/") else PurePosixPath(page_url).parent
+    bases = {PurePosixPath(page_src_uri).parent, url_dir}
+
+    def swap(m: re.Match[str]) -> str:
+        href = m.group("href").strip().split("#", 1)[0].split("?", 1)[0]
+        if not href or "://" in href or href.startswith(("mailto:", "data:", "javascript:")):
+            return m.group(0)
+        candidates = [href.lstrip("/")] if href.startswith("/") else [normalise(b / href) for b in bases]
+        for c in candidates:
+            hit = targets.get(c)
+            if hit is not None:
+                hits.append(hit)
+                return m.group("inner")
+        return m.group(0)
+
+    return _HTML_LINK.sub(swap, html), hits

@@ -12,6 +12,7 @@ import dataclasses
 import datetime as dt
 import gzip
 import importlib.util
+import logging
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -78,27 +79,47 @@ DRAFTS = [
     Draft("leakintro", "term", "introduced by a published lesson"),
     Draft("leakmeasured", "term", "embeds a measurement"),
     Draft("leakhome", "term", "linked from the hand-written home page"),
+    Draft("leakraw", "term", "linked by a raw-HTML <a href> from a published term and from the home page"),
     Draft("day02-leaklesson", "lesson", "a lesson listed by a published term, linking to it"),
 ]
 NEW_SENTENCE = "Zebra leakchanged unsigned edit sentence."
+# What reaches the working copy after sign-off and must never reach the published site:
+UNSIGNED = [
+    NEW_SENTENCE,
+    "Zebra unsigned title",  # leakchanged's new title (nav label, <title>, related lists, A-Z, search)
+    "Zebra unsigned definition",  # leakchanged's new definition (lede, A-Z line, tooltips, related lists)
+    "Zebra unsigned lesson title",  # the signed lesson's new title (navigation, lesson index, backlinks)
+    "zebra_new_kernel",  # a new .cu file in the signed lesson's code folder (its name and its code)
+    "Zebra outside the quoted region",  # an edit to a quoted file outside the quoted region
+    "Zebra unlisted page",  # a page that is neither an entry nor declared chrome
+]
+CODED_FILE = "code/extra/copy.cu"
+CODED_SOURCE = ("// a copy kernel, quoted by pubcoded\n// --8<-- [start:copy]\n__global__ void copy(float* o) {\n"
+                "    o[threadIdx.x] = 0.0f;\n}\n// --8<-- [end:copy]\n")
 
 
-def lesson(day: int, slug: str, introduces: str, body: str) -> str:
-    return (f"---\nday: {day}\ntitle: Lesson day{day:02d}-{slug}\nsummary: A lesson.\ncode: code/day13\n"
+def lesson(day: int, slug: str, introduces: str, body: str, code: str = "code/day13") -> str:
+    return (f"---\nday: {day}\ntitle: Lesson day{day:02d}-{slug}\nsummary: A lesson.\ncode: {code}\n"
             f"introduces: [{introduces}]\n---\n\n{body}\n")
 
 
 def files() -> dict[str, str]:
     out = {
         "content/index.md": "# Home\n\nStart with [pubterm](terms/pubterm.md) or "
-                            "[the home draft](terms/leakhome.md).\n",
+                            "[the home draft](terms/leakhome.md), or <a href=\"terms/leakraw/\">this one</a>.\n",
+        "content/extra.md": "# Extra\n\nZebra unlisted page: nobody declared or signed it.\n",
         "content/terms/pubterm.md": term(
-            "pubterm", f"A published term. See [this](leaklinked.md) and [that](leakchanged.md).\n\n{EMBED}",
+            "pubterm", f"A published term. See [this](leaklinked.md) and [that](leakchanged.md), and "
+                       f"<a href=\"../leakraw/\">a raw link</a>.\n\n{EMBED}",
             extra="related: [leakrelated, leakchanged]\nlessons:\n  - lesson: day02-leaklesson\n"
                   "    why: it is used there.\n  - lesson: day01-publesson\n    why: it starts there.\n"),
         "content/terms/leakchanged.md": term("leakchanged", "Signed body sentence of leakchanged."),
         "content/lessons/day01-publesson.md": lesson(1, "publesson", "pubterm, leakintro",
-                                                     "Read [pubterm](../terms/pubterm.md)."),
+                                                     "Read [pubterm](../terms/pubterm.md).", code="code/day01-pub"),
+        "code/day01-pub/kernel.cu": "__global__ void signed_kernel() {}\n",
+        CODED_FILE: CODED_SOURCE,
+        "content/terms/pubcoded.md": term("pubcoded", "Signed body of pubcoded.",
+                                          extra=f"code:\n  - file: {CODED_FILE}\n    region: copy\n"),
     }
     for d in DRAFTS:
         if d.kind == "lesson":
@@ -134,7 +155,8 @@ def make_project(root: Path) -> Path:
     make_site(root, files(), theme="mkdocs")
     (root / "signoff.yaml").write_text(PEOPLE + "entries: {}\n", encoding="utf-8")
     commit_all(root, "fixture")
-    for path in ("content/terms/pubterm.md", "content/terms/leakchanged.md", "content/lessons/day01-publesson.md"):
+    for path in ("content/terms/pubterm.md", "content/terms/leakchanged.md", "content/lessons/day01-publesson.md",
+                 "content/terms/pubcoded.md"):
         sign(root, path, "author", "Ada Author")
         sign(root, path, "reviewer", "Rex Reviewer")
     sign(root, "content/terms/leakauthor.md", "author", "Ada Author")
@@ -158,7 +180,16 @@ def make_project(root: Path) -> Path:
     sign(root, "content/terms/leaklost.md", "reviewer", "Rex Reviewer")
     lost.write_text(lost.read_text(encoding="utf-8") + "\nAnd a later edit.\n", encoding="utf-8")
     changed = root / "content/terms/leakchanged.md"
-    changed.write_text(changed.read_text(encoding="utf-8") + f"\n{NEW_SENTENCE}\n", encoding="utf-8")
+    text = changed.read_text(encoding="utf-8").replace("What is Leakchanged in CUDA?", "What is Zebra unsigned title?")
+    text = text.replace("The leakchanged term is about", "Zebra unsigned definition is about")
+    changed.write_text(text + f"\n{NEW_SENTENCE}\n", encoding="utf-8")
+    publesson = root / "content/lessons/day01-publesson.md"
+    publesson.write_text(publesson.read_text(encoding="utf-8").replace("title: Lesson day01-publesson",
+                                                                       "title: Zebra unsigned lesson title"),
+                         encoding="utf-8")
+    (root / "code/day01-pub/zebra_new_kernel.cu").write_text("__global__ void zebra_new_kernel() {}\n",
+                                                             encoding="utf-8")
+    (root / CODED_FILE).write_text(CODED_SOURCE + "// Zebra outside the quoted region\n", encoding="utf-8")
     # Last, what `gloss sign` refuses to record (it also refuses to sign while signoff.yaml has problems).
     hand_edit(root, "content/terms/leakself.md", "reviewer", key_of="Sam Self")
     hand_edit(root, "content/terms/leakstranger.md", "reviewer", key_of="Zoe Stranger", name="Zoe Stranger")
@@ -175,13 +206,12 @@ def make_project(root: Path) -> Path:
 
 
 EXPECTED_WARNINGS = [
-    "content/index.md:0: links to draft 'content/terms/leakhome.md', which is not published; the link is shown "
-    "as plain text until that entry is signed off",
+    "content/extra.md:1: this page is neither a term, a lesson nor declared site chrome, so it is not published; "
+    "move it to terms/ or lessons/ to have it signed off like every entry, or, if it is hand-written site chrome, "
+    "list it under the gloss plugin's 'chrome:' option in mkdocs.yml",
     "content/terms/leaklost.md:1: changed since sign-off (text) and the signed version ({lost}…) cannot be "
     "recovered from git, so the entry is unpublished; review the change and sign it again: gloss sign "
     "content/terms/leaklost.md --as author",
-    "content/terms/pubterm.md:{line}: links to draft 'content/terms/leaklinked.md', which is not published; "
-    "the link is shown as plain text until that entry is signed off",
     "signoff.yaml:{forged}: the reviewer signature of content/terms/leakforged.md names Rex Reviewer but was made "
     "with Ada Author's key {ada_key}; it counts for nothing; the signer signs again with their own registered key: "
     "gloss sign content/terms/leakforged.md --as reviewer",
@@ -206,10 +236,8 @@ def expected_warnings(root: Path) -> list[str]:
     e = reg.entries
     lost = e["content/terms/leaklost.md"].author
     assert lost is not None
-    pub = (root / "content/terms/pubterm.md").read_text(encoding="utf-8").splitlines()
     values = {
         "lost": lost.fingerprint[:19],
-        "line": next(n for n, text in enumerate(pub, start=1) if "leaklinked.md" in text),
         "ghost": schema.line_of(e["content/terms/leakghost.md"].author),
         "mismatch": schema.line_of(e["content/terms/leakmismatch.md"].reviewer),
         "self": schema.line_of(e["content/terms/leakself.md"].reviewer),
@@ -255,17 +283,35 @@ def test_fixture_states_are_what_the_scenarios_say(project: Path, capsys: pytest
     assert all(not states[d.path][1] for d in DRAFTS)
     assert len(DRAFTS) >= 10
     assert states["content/terms/pubterm.md"] == ("signed", True)
-    assert states["content/lessons/day01-publesson.md"] == ("signed", True)
     assert states["content/terms/leakchanged.md"] == ("changed", True)
+    assert states["content/lessons/day01-publesson.md"] == ("changed", True)  # title, and a new .cu file
+    assert states["content/terms/pubcoded.md"] == ("changed", True)  # its quoted file changed outside the region
     assert states["content/terms/leaklost.md"] == ("changed", False)
     assert states["content/terms/leakstale.md"] == ("draft", False)
     assert states["content/terms/leakauthor.md"] == ("awaiting-review", False)
 
 
-def test_no_draft_leaks_into_the_built_site(project: Path, tmp_path: Path, expect_warnings: object) -> None:
+def test_no_draft_leaks_into_the_built_site(project: Path, tmp_path: Path, expect_warnings: object,
+                                            caplog: pytest.LogCaptureFixture) -> None:
     expect_warnings.add(*expected_warnings(project))  # type: ignore[attr-defined]
+    caplog.set_level(logging.INFO, logger="mkdocs.plugins.gloss")
     site = build_site(project, strict=False, site_dir=str(tmp_path / "site"))
     texts = site_texts(site)
+    # Links to drafts are plain text, listed in the build summary (information, not a failure).
+    pub = (project / "content/terms/pubterm.md").read_text(encoding="utf-8").splitlines()
+    line = {slug: next(n for n, text in enumerate(pub, start=1) if slug in text) for slug in ("leaklinked", "leakraw")}
+    summary = [r.getMessage() for r in caplog.records if r.getMessage().startswith("gloss: ")]
+    assert summary == [
+        "gloss: 4 links to unpublished entries shown as plain text:\n"
+        "  content/index.md:3: links to draft 'content/terms/leakhome.md', which is not published; the link is shown "
+        "as plain text until that entry is signed off\n"
+        "  content/index.md:3: links to draft 'content/terms/leakraw.md', which is not published; the link is shown "
+        "as plain text until that entry is signed off\n"
+        f"  content/terms/pubterm.md:{line['leaklinked']}: links to draft 'content/terms/leaklinked.md', which is "
+        "not published; the link is shown as plain text until that entry is signed off\n"
+        f"  content/terms/pubterm.md:{line['leakraw']}: links to draft 'content/terms/leakraw.md', which is not "
+        "published; the link is shown as plain text until that entry is signed off"]
+    assert "a raw link" in texts["terms/pubterm/index.html"] and "this one" in texts["index.html"]
     # The scan is not vacuous: the published pages, the search index and the sitemap are there.
     assert {"terms/pubterm/index.html", "search/search_index.json", "sitemap.xml", "measurements/index.html",
             "terms/leakchanged/index.html"} <= set(texts)
@@ -278,16 +324,21 @@ def test_no_draft_leaks_into_the_built_site(project: Path, tmp_path: Path, expec
                 if needle in text or needle in name:
                     leaks.append(f"{d.slug} ({d.why}): {needle!r} in {name}")
     assert leaks == []
-    # The changed entry is served as signed: the old text is there, the unsigned edit is not.
+    # The changed entries are served as signed: the old versions are there, no unsigned edit is, anywhere.
     assert "Signed body sentence of leakchanged." in texts["terms/leakchanged/index.html"]
-    assert [name for name, text in texts.items() if NEW_SENTENCE in text] == []
+    assert "What is Leakchanged in CUDA?" in texts["terms/leakchanged/index.html"]
+    assert "signed_kernel" in texts["code/day01-pub/kernel.cu/index.html"]
+    assert "threadIdx" in texts["code/extra/copy.cu/index.html"] and "code/extra/raw/copy.cu" in texts
+    assert "extra/index.html" not in texts
+    unsigned = [f"{needle!r} in {name}" for needle in UNSIGNED for name, text in texts.items()
+                if needle in text or needle.lower() in name.lower()]
+    assert unsigned == []
 
 
 def test_preview_shows_every_draft_with_its_state(project: Path, tmp_path: Path, expect_warnings: object,
                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     # In preview the drafts are pages, so no link to them is unlinked; the sign-off problems remain.
-    expect_warnings.add(*[w for w in expected_warnings(project)  # type: ignore[attr-defined]
-                          if "links to draft" not in w])
+    expect_warnings.add(*expected_warnings(project))  # type: ignore[attr-defined]
     monkeypatch.setenv("GLOSS_PREVIEW", "1")
     site = build_site(project, strict=False, site_dir=str(tmp_path / "preview"))
     texts = site_texts(site)
