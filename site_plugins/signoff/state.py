@@ -117,11 +117,11 @@ def head_commits(root: Path, signables: Sequence[Signable]) -> dict[str, str | N
     """Per entry path: HEAD's commit id if HEAD holds exactly the entry's text and every code file it
     covers (so the signed version can be recovered later), else None. Two git calls in all."""
     head = git(root, "rev-parse", "--verify", "-q", "HEAD")
-    listing = git(root, "ls-tree", "-r", "--full-tree", "HEAD") if head else None
+    listing = git(root, "ls-tree", "-r", "-z", "--full-tree", "HEAD") if head else None
     if head is None or listing is None:
         return {s.path: None for s in signables}
     blobs: dict[str, str] = {}
-    for line in listing.splitlines():
+    for line in filter(None, listing.split("\0")):
         meta, _, name = line.partition("\t")
         blobs[name] = meta.split()[-1]
     out: dict[str, str | None] = {}

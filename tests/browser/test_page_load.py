@@ -83,7 +83,7 @@ def _handler(rec: Recorder) -> type[http.server.BaseHTTPRequestHandler]:
 
 def _site(tmp_path: Path, fonts: bool = False) -> Path:
     config = (Path(__file__).parents[2] / "mkdocs.yml").read_text(encoding="utf-8")
-    config = config.replace("  - gloss\n", "  - gloss:\n      preview: true\n")
+    config = config.replace("  - gloss:\n", "  - gloss:\n      preview: true\n")
     if fonts:  # what material does by default: Google Fonts at page load
         config = config.replace("  font: false", "  font:\n    text: Roboto")
     return build_site(make_site(tmp_path / "proj", project() | {"mkdocs.yml": config}))

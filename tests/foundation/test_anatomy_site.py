@@ -61,7 +61,7 @@ def test_generated_indexes_and_backlinks(tmp_path: Path) -> None:
 def test_no_external_requests_at_page_load(tmp_path: Path) -> None:
     # The project's own mkdocs.yml (material theme, its features and palette) over the tiny content.
     config = (Path(__file__).parents[2] / "mkdocs.yml").read_text(encoding="utf-8")
-    config = config.replace("  - gloss\n", "  - gloss:\n      preview: true\n")
+    config = config.replace("  - gloss:\n", "  - gloss:\n      preview: true\n")
     site = build_site(make_site(tmp_path, project() | {"mkdocs.yml": config}))
     for page in site.rglob("*.html"):
         text = page.read_text(encoding="utf-8")

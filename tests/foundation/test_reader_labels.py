@@ -25,7 +25,7 @@ def _nav_labels(page_html: str) -> list[str]:
 def _material_site(tmp_path: Path, files: dict[str, str] | None = None, preview: bool = True) -> Path:
     config = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
     if preview:
-        config = config.replace("  - gloss\n", "  - gloss:\n      preview: true\n")
+        config = config.replace("  - gloss:\n", "  - gloss:\n      preview: true\n")
     return build_site(make_site(tmp_path / "p", project() | {"mkdocs.yml": config} | (files or {})),
                       strict=False)
 
