@@ -224,7 +224,8 @@ def _sign(args: argparse.Namespace) -> int:
     paths = _entry_paths(project, args.paths)
     try:
         reg = _registry(project.root)
-        person = _signer(reg, _signing_key(project.root, args.key), args.name)
+        keyfile = _signing_key(project.root, args.key)
+        person = _signer(reg, keyfile, args.name)
         todo: list[Signable] = []
         refused: list[str] = []
         for path in paths:
@@ -244,7 +245,7 @@ def _sign(args: argparse.Namespace) -> int:
         if refused:
             raise _Refusal("\n".join(refused) + ("" if len(paths) == 1 else
                                                   f"\nnothing was signed ({len(refused)} of {len(paths)} refused)"))
-        made = _make_signatures(project.root, reg, todo, args.role, person, args.key)
+        made = _make_signatures(project.root, reg, todo, args.role, person, keyfile)
         signoff.write_entries(project.root, {path: rec for path, (rec, _) in made.items()})
     except (_Refusal, signoff.Refused, signoff.NotWritten) as exc:
         print(f"gloss sign: {exc}", file=sys.stderr)
@@ -270,7 +271,7 @@ def _unsignable(project: Project, path: str) -> str | None:
 
 
 def _make_signatures(root: Path, reg: signoff.Registry, todo: list[Signable], role: signoff.Role,
-                     person: signoff.Person, keyfile: str | None,
+                     person: signoff.Person, keyfile: str,
                      ) -> dict[str, tuple[signoff.EntrySignoff, signoff.Signature]]:
     """Sign every entry in one ssh-keygen call, check each signature as the build will, return the records."""
     from site_plugins.signoff import keys, registry
@@ -279,7 +280,7 @@ def _make_signatures(root: Path, reg: signoff.Registry, todo: list[Signable], ro
     commits = signoff.head_commits(root, todo)
     drafts = [signoff.draft_signature(s, role, person, on=on, commit=commits[s.path]) for s in todo]
     try:
-        armored = keys.sign_many(_signing_key(root, keyfile), [msg for _, msg in drafts])
+        armored = keys.sign_many(keyfile, [msg for _, msg in drafts])
     except keys.SigningError as exc:
         raise _Usage(str(exc)) from exc
     index = registry.owners(reg)

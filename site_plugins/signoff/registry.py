@@ -110,7 +110,7 @@ def _people(reg: Registry) -> list[Problem]:
     for i, p in enumerate(reg.people):
         ln = schema.line_of(reg, "people", i)
         for value in (p.name, p.handle):
-            if value is None:
+            if value is None or (value is p.handle and ident(value) == ident(p.name)):
                 continue
             if ident(value) in seen:
                 twin = seen[ident(value)]
