@@ -108,7 +108,7 @@ def presets_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
             "title: What is a bank conflict in CUDA?",
             f"title: What is {name}?\ndiagram:\n  name: tile-lifecycle\n  preset: {name}\n  alt: The {name} state.")
     config = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
-    files["mkdocs.yml"] = config.replace("  - gloss\n", "  - gloss:\n      preview: true\n")
+    files["mkdocs.yml"] = config.replace("  - gloss:\n", "  - gloss:\n      preview: true\n")
     root = tmp_path_factory.mktemp("presets")
     yield from _serve(build_site(make_site(root / "p", files), strict=False))
 
