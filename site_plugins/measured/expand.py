@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import bisect
 import difflib
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import cast, get_args
@@ -62,6 +64,17 @@ SPECS: dict[str, _Spec] = {
         ("source",),
         required=("source",),
         example='{{ cited "4.8 TB/s" source="NVIDIA H200 datasheet" }}',
+    ),
+    # On its own line right under a Markdown table: the whole table is quoted from that source.
+    "cited-table": _Spec(
+        "the source's title",
+        (),
+        example='{{ cited-table "NVIDIA H200 datasheet" }}',
+    ),
+    "example": _Spec(
+        "the hypothetical figure as written",
+        (),
+        example='{{ example "10 TB/s" }}',
     ),
 }
 DIRECTIVES = tuple(SPECS)
@@ -166,8 +179,10 @@ class _Page:
         return self.place(shown)
 
     def inline(self, d: Directive) -> str:
-        if d.name == "cited":
-            source = _one(d, "source") or ""
+        if d.name == "example":
+            return render.example(d.positional[0])
+        if d.name in ("cited", "cited-table"):
+            source = (_one(d, "source") or "") if d.name == "cited" else d.positional[0]
             if self.sources is not None and source not in self.sources:
                 listing = ", ".join(f"'{s}'" for s in self.sources) if self.sources else "none yet"
                 self.problem(
@@ -178,7 +193,7 @@ class _Page:
                         f"front matter or name one of: {listing}",
                     ),
                 )
-            return render.cited(d.positional[0], source)
+            return render.cited(d.positional[0], source) if d.name == "cited" else render.cited_table(source)
         experiment = d.positional[0]
         self.experiments.setdefault(experiment, None)
         col = _one(d, "col")
@@ -229,12 +244,18 @@ def expand(
     prose_lines: set[int] = set()
     edits: dict[int, list[tuple[int, int, str]]] = {}
     blocks: dict[int, str] = {}
+    quoted = cited_tables(lines)  # line of each {{ cited-table }} -> the lines of the table above it
+    exempt = {i for rows in quoted.values() for i in rows}  # quoted from a source: no hand-typed figures
+    prose: dict[int, list[tuple[int, int]]] = {}  # line -> prose spans
+    shown: dict[int, list[tuple[int, int]]] = {}  # line -> spans of directives that put a figure in prose
     for seg in prose_segments(lines):
         prose_lines.add(seg.line)
+        prose.setdefault(seg.line, []).append((seg.start, seg.end))
         text = lines[seg.line]
         cursor = seg.start
         for start, end, inside in find_directives(text, seg):
-            _lint_span(page, text, seg.line, cursor, start, edits)
+            if seg.line not in exempt:
+                _lint_span(page, text, seg.line, cursor, start, edits)
             cursor = end
             try:
                 d = parse(inside, seg.line, start, end)
@@ -245,6 +266,11 @@ def expand(
             failure = check(d)
             if failure is not None:
                 page.problem(seg.line, failure)
+                edits.setdefault(seg.line, []).append((start, end, _marked(d.raw)))
+            elif d.name == "cited-table" and seg.line not in quoted:
+                page.problem(seg.line, Failure(
+                    "'{{ cited-table }}' must stand alone on the line right under a Markdown table",
+                    "put it on its own line directly below the table's last row"))
                 edits.setdefault(seg.line, []).append((start, end, _marked(d.raw)))
             elif d.name == "measured":
                 if text[:start].strip() or text[end:].strip():
@@ -260,8 +286,14 @@ def expand(
                     blocks[seg.line] = page.block(d)
             else:
                 edits.setdefault(seg.line, []).append((start, end, page.inline(d)))
-        _lint_span(page, text, seg.line, cursor, seg.end, edits)
-    _lint_tables(page, lines, prose_lines)
+                shown.setdefault(seg.line, []).append((start, end))
+        if seg.line not in exempt:
+            _lint_span(page, text, seg.line, cursor, seg.end, edits)
+    _lint_tables(page, lines, prose_lines - exempt)
+    for line, col, number in _continuations(lines, prose, shown):
+        page.problems.append(lint.figure_problem(page.path, page.first_line + line, number))
+        if page.preview:
+            edits.setdefault(line, []).append((col, col + len(number), _marked(number)))
     for i, text in enumerate(lines):
         if i in blocks:
             indent = text[: len(text) - len(text.lstrip())]
@@ -296,6 +328,47 @@ def _lint_span(
             edits.setdefault(line, []).append((start + m.start(), start + m.end(), _marked(m.group(0))))
 
 
+_CITED_TABLE = re.compile(r"^[ \t]*\{\{\s*cited-table\b.*\}\}[ \t]*$")
+
+
+def cited_tables(lines: list[str]) -> dict[int, list[int]]:
+    """Each line holding only a ``{{ cited-table }}`` directly under a Markdown table (header, separator,
+    rows), with the table's line numbers."""
+    out: dict[int, list[int]] = {}
+    for i, text in enumerate(lines):
+        if not _CITED_TABLE.match(text):
+            continue
+        j = i
+        while j > 0 and "|" in lines[j - 1] and lines[j - 1].strip():
+            j -= 1
+        if j < i and lint.table_unit_columns(lines, j) is not None:
+            out[i] = list(range(j, i))
+    return out
+
+
+def _continuations(lines: list[str], prose: dict[int, list[tuple[int, int]]],
+                   shown: dict[int, list[tuple[int, int]]]) -> list[tuple[int, int, str]]:
+    """(line, column, text) of bare numbers that continue a figure ("65.2 GB/s become 118.6"), sentence by
+    sentence across lines; ``shown``: spans of directives that put a figure in the prose."""
+    masked = []
+    for i, text in enumerate(lines):
+        chars = [lint.NOT_PROSE] * len(text)
+        for a, b in prose.get(i, ()):
+            chars[a:b] = text[a:b]
+        for a, b in shown.get(i, ()):
+            chars[a:b] = lint.A_FIGURE * (b - a)
+        masked.append("".join(chars))
+    starts = [0]
+    for text in masked:
+        starts.append(starts[-1] + len(text) + 1)
+    out = []
+    for a, b in lint.continuations("\n".join(masked)):
+        line = bisect.bisect_right(starts, a) - 1
+        col = a - starts[line]
+        out.append((line, col, lines[line][col:col + b - a]))
+    return out
+
+
 def _lint_tables(page: _Page, lines: list[str], prose_lines: set[int]) -> None:
     i = 0
     n = len(lines)
@@ -322,7 +395,11 @@ def lint_figures(text: str, *, path: str, first_line: int) -> list[Problem]:
     summary): the same rule and words as in a body, where no directive can supply the number."""
     lines = text.split("\n")
     out = []
+    prose: dict[int, list[tuple[int, int]]] = {}
     for seg in prose_segments(lines):
+        prose.setdefault(seg.line, []).append((seg.start, seg.end))
         for m in lint.FIGURE.finditer(lines[seg.line], seg.start, seg.end):
             out.append(lint.figure_problem(path, first_line + seg.line, m.group(0)))
-    return out
+    out += [lint.figure_problem(path, first_line + line, number)
+            for line, _, number in _continuations(lines, prose, {})]
+    return sorted(out, key=lambda p: p.line)

@@ -411,6 +411,18 @@ def cited(figure_text: str, source: str) -> str:
     )
 
 
+def cited_table(source: str) -> str:
+    """The source line under a table quoted from a cited source (a blank line first ends the table)."""
+    return (f'\n<p class="gloss-cited-table">Source: {_inline(source)}. The table above is quoted from it, '
+            "not measured here.</p>")
+
+
+def example(figure_text: str) -> str:
+    """A hypothetical figure in a worked example, marked so nobody takes it for a measurement."""
+    return (f'<span class="gloss-example" title="a hypothetical figure for a worked example, not a measurement">'
+            f'{_inline(figure_text)}<sup class="gloss-example-mark">example</sup></span>')
+
+
 def banner(failure: Failure, *, preview: bool, what: str) -> str:
     """A visible block shown instead of a table that cannot be shown."""
     text = f"{failure.problem}; {failure.remedy}" if preview else failure.problem

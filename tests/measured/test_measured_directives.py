@@ -16,7 +16,8 @@ EXAMPLE_CITED = '{{ cited "4.8 TB/s" source="NVIDIA H200 datasheet" }}'
 CASES = [
     (
         "{{ mesured day13-transpose }}",
-        "unknown directive '{{ mesured }}'; did you mean 'measured'? directives: measured, value, ratio, cited",
+        "unknown directive '{{ mesured }}'; did you mean 'measured'? "
+        "directives: measured, value, ratio, cited, cited-table, example",
     ),
     (
         "{{ measured }}",
