@@ -206,9 +206,16 @@ def test_phone_no_horizontal_scroll_and_readable_charts(open_tab: Any, preview_s
             .filter(r => r.left < x && r.right > x).map(r => [r.left, r.right, x]);
     })""")
     assert crossings == []
-    # A wide table scrolls inside its own box; code scrolls in its block.
+    # A wide table scrolls inside its own box, and its rows stay one line high (no cell squeezed into a
+    # column of one word per line).
     table = page.locator(".gloss-measured table").first
     assert table.evaluate("t => getComputedStyle(t).overflowX") in ("auto", "scroll")
+    heights = page.eval_on_selector_all(".gloss-measured tbody tr",
+                                        "rs => rs.map(r => r.getBoundingClientRect().height)")
+    assert heights and max(heights) < 60, heights
+    # Code blocks scroll inside themselves.
+    code = page.locator("pre > code").first
+    assert code.evaluate("c => getComputedStyle(c).overflowX") in ("auto", "scroll")
     screenshot(page, "tiling-phone", full_page=False)
     page.locator(".gloss-measured").first.scroll_into_view_if_needed()
     screenshot(page, "tiling-phone-table", full_page=False)
