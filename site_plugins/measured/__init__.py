@@ -49,6 +49,23 @@ be one of the entry's ``sources:`` titles when the caller passes them)::
 
     The H200's HBM3e is rated at {{ cited "4.8 TB/s" source="NVIDIA H200 datasheet" }}.
 
+What the driver returned for an observed launch (a spec row of ``kind: observe``), a row's occupancy,
+or a limit of the device, as the runner recorded them (inline; see :mod:`site_plugins.measured.observed`)::
+
+    The launch fails with {{ observed shared-limits row=no-optin field=error }}.          -> invalid argument
+    It returns {{ observed shared-limits row=no-optin field=error_name }}.                -> CUDA_ERROR_INVALID_VALUE
+    With the opt-in it is {{ observed shared-limits row=optin field=launched }}.          -> launched
+    {{ observed day16-matmul size=4096x4096 row=regtile field=blocks_per_sm }} blocks per SM   -> 2
+    ({{ observed day16-matmul size=4096x4096 row=regtile field=occupancy }} of the warps)      -> 25.0 %
+    A block may use {{ observed shared-limits limit=shared_per_block_optin }}.            -> 227 KiB
+
+``field=`` is ``launched``, ``error`` or ``error_name`` (observed rows), ``blocks_per_sm``,
+``warps_per_sm`` or ``occupancy`` (every kernel row); ``limit=`` is one of ``shared_per_block_default``,
+``shared_per_block_optin``, ``shared_per_sm``, ``reserved_shared_per_block`` (shown in KiB),
+``registers_per_sm``, ``registers_per_block``, ``max_threads_per_sm``, ``max_blocks_per_sm``,
+``warp_size``. ``size=`` is needed when the row was launched at several sizes. A missing row, size, field
+or limit, and an error asked of a launch that succeeded, are problems like any other.
+
 Any other number followed by a measurement unit (GB/s, TB/s, ms, µs, us, ns, GFLOP/s, TFLOP/s, ...) in a
 body is a hand-typed figure and a problem, as are numeric cells of a Markdown table under a header
 naming such a unit.

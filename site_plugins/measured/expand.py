@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import cast, get_args
 
-from site_plugins.measured import chart, lint, render
+from site_plugins.measured import chart, lint, observed, render
 from site_plugins.measured.fmt import Column
 from site_plugins.measured.model import NOT_MEASURED, ResultsView
 from site_plugins.measured.render import Failure, Shown
@@ -76,6 +76,11 @@ SPECS: dict[str, _Spec] = {
         (),
         example='{{ example "10 TB/s" }}',
     ),
+    "observed": _Spec(
+        "an experiment id",
+        ("size", "node", "row", "field", "limit"),
+        example=observed.EXAMPLE,
+    ),
 }
 DIRECTIVES = tuple(SPECS)
 
@@ -126,6 +131,8 @@ def check(d: Directive) -> Failure | None:
     for key in spec.required:
         if key not in d.options:
             return Failure(f"'{short}' needs {key}=", f"write it as {spec.example}")
+    if d.name == "observed":
+        return observed.check_form(d.options)
     return None
 
 
@@ -199,7 +206,13 @@ class _Page:
         col = _one(d, "col")
         common = {"node": _one(d, "node"), "size": _one(d, "size")}
         shown: Shown | Failure
-        if d.name == "value":
+        limit = _one(d, "limit")
+        if d.name == "observed" and limit is not None:
+            shown = observed.limit_value(self.view, experiment, node=common["node"], limit=limit)
+        elif d.name == "observed":
+            row, field_name = _one(d, "row") or "", _one(d, "field") or ""
+            shown = observed.row_value(self.view, experiment, row=row, field=field_name, **common)
+        elif d.name == "value":
             kernel = _one(d, "row") or ""
             column = cast(Column, col) if col else self._metric(experiment)
             shown = render.value(self.view, experiment, kernel=kernel, column=column, **common)

@@ -10,14 +10,14 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import asdict, replace
 from pathlib import Path
 
 from measure import audit
 from measure import results as rs
 from measure.nodes import load_nodes
 from site_plugins.measured import fmt
-from site_plugins.measured.model import Metric, Provenance, Result, ResultsView, Row, State, Table
+from site_plugins.measured.model import Launched, Metric, Provenance, Result, ResultsView, Row, State, Table
 
 _NVCC_RELEASE = re.compile(r"V\d+(?:\.\d+)+")
 MIB = 1024 * 1024
@@ -178,4 +178,36 @@ def _result(root: Path, entry: rs.Entry) -> Result:
         remedy=remedy,
         source=source,
         path=entry.path,
+        launched=_launched(entry),
+        limits=_limits(entry),
     )
+
+
+def _launched(entry: rs.Entry) -> tuple[Launched, ...]:
+    if entry.result is None:
+        return ()
+    out = []
+    for r in entry.result.rows:
+        o, occ = r.outcome, r.occupancy
+        if o is None and occ is None:
+            continue
+        out.append(
+            Launched(
+                kernel=r.label,
+                id=r.kernel,
+                size=r.size,
+                observed=r.kind == "observe",
+                launched=o.launched if o is not None else True,
+                error_name=o.error_name if o is not None else "",
+                error_string=o.error_string if o is not None else "",
+                blocks_per_sm=occ.blocks_per_sm if occ is not None and not occ.error else None,
+                warps_per_sm=occ.warps_per_sm if occ is not None and not occ.error else None,
+                occupancy_pct=occ.pct if occ is not None and not occ.error else None,
+            )
+        )
+    return tuple(out)
+
+
+def _limits(entry: rs.Entry) -> tuple[tuple[str, int], ...]:
+    limits = entry.result.provenance.limits if entry.result is not None else None
+    return tuple(asdict(limits).items()) if limits is not None else ()

@@ -73,6 +73,23 @@ class Provenance:
 
 
 @dataclass(frozen=True)
+class Launched:
+    """What the runner recorded about one launched row besides times: its occupancy and, for an observed
+    launch (``kind: observe``), what the driver returned. ``{{ observed }}`` shows these."""
+
+    kernel: str  # the label, e.g. "64 KiB, no opt-in"
+    id: str  # the spec id, e.g. no-optin
+    size: str
+    observed: bool  # an observed launch (then ``launched`` and the error fields mean something)
+    launched: bool = True
+    error_name: str = ""  # e.g. CUDA_ERROR_INVALID_VALUE
+    error_string: str = ""  # e.g. invalid argument
+    blocks_per_sm: int | None = None  # None where no occupancy was recorded
+    warps_per_sm: int | None = None
+    occupancy_pct: float | None = None
+
+
+@dataclass(frozen=True)
 class Result:
     """One experiment on one node, with the verdict of the results module."""
 
@@ -87,6 +104,8 @@ class Result:
     remedy: str = ""
     source: str = ""  # repo-relative path of the .cu file measured
     path: str = ""  # repo-relative result file (may not exist: state missing)
+    launched: tuple[Launched, ...] = ()  # every kernel and observed row, in result order
+    limits: tuple[tuple[str, int], ...] = ()  # the device's launch limits (name, value), if recorded
 
     def table(self, size: str) -> Table | None:
         for t in self.tables:

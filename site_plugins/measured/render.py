@@ -88,6 +88,28 @@ def resolve(view: ResultsView, experiment: str, node: str | None, size: str | No
 
 
 def _resolve(view: ResultsView, experiment: str, node: str | None, size: str | None) -> tuple[Result, Table] | Failure:
+    result = find_result(view, experiment, node)
+    if isinstance(result, Failure):
+        return result
+    sizes = [t.size for t in result.tables]
+    if size is None:
+        if len(sizes) != 1:
+            return Failure(
+                f"experiment '{experiment}' has several sizes: {', '.join(sizes)}",
+                f"choose one with size={sizes[-1] if sizes else 'SIZE'}",
+            )
+        return result, result.tables[0]
+    table = result.table(size)
+    if table is None:
+        return Failure(
+            f"experiment '{experiment}' has no size '{size}'",
+            f"{_hint(size, sizes)}sizes measured: {', '.join(sizes)}",
+        )
+    return result, table
+
+
+def find_result(view: ResultsView, experiment: str, node: str | None) -> Result | Failure:
+    """The one fresh result an embed or reference names (on ``node``, or the only one), or why not."""
     results = view.for_experiment(experiment)
     if not results and experiment not in view.experiments:
         known = sorted({*view.experiments, *(r.experiment for r in view.results)})
@@ -136,21 +158,7 @@ def _resolve(view: ResultsView, experiment: str, node: str | None, size: str | N
             f"result of experiment '{experiment}' on node '{result.node}' {STATE_PHRASE[result.state]}{detail}",
             result.remedy or f"re-run {run_command(experiment, result.node)} and commit the result",
         )
-    sizes = [t.size for t in result.tables]
-    if size is None:
-        if len(sizes) != 1:
-            return Failure(
-                f"experiment '{experiment}' has several sizes: {', '.join(sizes)}",
-                f"choose one with size={sizes[-1] if sizes else 'SIZE'}",
-            )
-        return result, result.tables[0]
-    table = result.table(size)
-    if table is None:
-        return Failure(
-            f"experiment '{experiment}' has no size '{size}'",
-            f"{_hint(size, sizes)}sizes measured: {', '.join(sizes)}",
-        )
-    return result, table
+    return result
 
 
 def select_rows(result: Result, table: Table, kernels: Sequence[str] | None) -> list[Row] | Failure:

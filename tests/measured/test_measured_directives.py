@@ -17,7 +17,7 @@ CASES = [
     (
         "{{ mesured day13-transpose }}",
         "unknown directive '{{ mesured }}'; did you mean 'measured'? "
-        "directives: measured, value, ratio, cited, cited-table, example",
+        "directives: measured, value, ratio, cited, cited-table, example, observed",
     ),
     (
         "{{ measured }}",
@@ -63,7 +63,8 @@ CASES = [
     ),
     (
         "{{ }}",
-        "empty or malformed directive '{{ }}'; write {{ NAME ARGS }} with NAME one of measured, value, ratio, cited",
+        "empty or malformed directive '{{ }}'; write {{ NAME ARGS }} with NAME one of measured, value, ratio, "
+        "cited, observed",
     ),
     (
         "{{ value day13-transpose size=1 size=2 row=a }}",
