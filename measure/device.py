@@ -18,7 +18,7 @@ import re
 import shutil
 import subprocess
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -133,6 +133,9 @@ class Module:
     pycuda: Any  # pycuda Module
     handle: int  # CUmodule of the second load (0 when it failed: then ``error`` says why)
     error: str = ""
+    # function name -> the opt-in now set on it (absent: its own value). Kept per function, not per
+    # Kernel object: two rows of the same function share its attribute on the device.
+    opted_in: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass
@@ -142,7 +145,6 @@ class Kernel:
     handle: int  # CUfunction in Module.handle (0 when unavailable)
     module: Module
     default_max_dynamic_shared: int  # the function's own attribute value before any opt-in (-1 unknown)
-    opted_in: int | None = None  # the opt-in now set on the function (None: its own value)
 
 
 class Device:
@@ -241,7 +243,7 @@ class Device:
         function never opted in is left untouched). Returns "" or the refusal that matters for the
         launch that follows: the driver load's for an ``observed`` launch, PyCUDA's for a timed one."""
         if nbytes is None:
-            if k.opted_in is None or k.default_max_dynamic_shared < 0:
+            if k.name not in k.module.opted_in or k.default_max_dynamic_shared < 0:
                 return ""
             value = k.default_max_dynamic_shared
         else:
@@ -257,7 +259,10 @@ class Device:
                 driver_error = "" if status.ok else f"cuFuncSetAttribute failed: {status}"
             except Exception as exc:
                 driver_error = f"{type(exc).__name__}: {exc}"
-        k.opted_in = nbytes
+        if nbytes is None:
+            k.module.opted_in.pop(k.name, None)
+        else:
+            k.module.opted_in[k.name] = nbytes
         return driver_error if observed else pycuda_error
 
     def upload_constant(self, k: Kernel, symbol: str, array: Any) -> None:

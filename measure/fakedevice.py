@@ -78,6 +78,9 @@ class FakeBuffer:
 @dataclass
 class FakeModule:
     constants: dict[str, np.ndarray] = field(default_factory=dict)
+    # function name -> its dynamic shared memory limit now (absent: the default). Per function, as on
+    # the device: two rows of one function share it.
+    max_dynamic: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass
@@ -85,9 +88,12 @@ class FakeKernel:
     name: str
     body: Body
     module: FakeModule
+    default_max_dynamic_shared: int
     registers: int = 32
-    max_dynamic_shared: int = 49152
-    opted_in: int | None = None
+
+    @property
+    def max_dynamic_shared(self) -> int:
+        return self.module.max_dynamic.get(self.name, self.default_max_dynamic_shared)
 
 
 class FakeDevice:
@@ -140,7 +146,7 @@ class FakeDevice:
     def kernel(self, module: FakeModule, name: str, arg_types: str) -> FakeKernel:
         if name not in self.bodies:
             raise DeviceError(f"cuModuleGetFunction failed: named symbol not found ({name})")
-        return FakeKernel(name, self.bodies[name], module, max_dynamic_shared=self._limits.shared_per_block_default)
+        return FakeKernel(name, self.bodies[name], module, self._limits.shared_per_block_default)
 
     @staticmethod
     def build_info(k: FakeKernel) -> KernelBuild:
@@ -148,11 +154,11 @@ class FakeDevice:
 
     def set_max_dynamic_shared(self, k: FakeKernel, nbytes: int | None, observed: bool = False) -> str:
         if nbytes is None:
-            k.max_dynamic_shared, k.opted_in = self._limits.shared_per_block_default, None
+            k.module.max_dynamic.pop(k.name, None)
             return ""
         if nbytes > self._limits.shared_per_block_optin:
             return f"cuFuncSetAttribute failed: {INVALID_VALUE}"
-        k.max_dynamic_shared, k.opted_in = nbytes, nbytes
+        k.module.max_dynamic[k.name] = nbytes
         return ""
 
     def upload_constant(self, k: FakeKernel, symbol: str, array: Any) -> None:

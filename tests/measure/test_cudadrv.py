@@ -272,3 +272,14 @@ def test_device_timed_launch_takes_plain_values_too(device_module: object, lib: 
     k = dev.kernel(dev.compile("source", "sm_90"), "stage", "Pi")  # type: ignore[attr-defined]
     dev.launcher(k, [4], [256], [0x1000, np.int32(5)])()  # type: ignore[attr-defined]
     assert k.function.calls[-1][3] == (0x1000, np.int32(5)) and k.function.calls[-1][4] == {"shared_size": 0}
+
+
+def test_device_opt_in_state_belongs_to_the_function(device_module: object, lib: ctypes.CDLL) -> None:
+    dev = _device(device_module, lib)
+    module = dev.compile("source", "sm_90")  # type: ignore[attr-defined]
+    first, second = (dev.kernel(module, "stage", "Pi") for _ in range(2))  # type: ignore[attr-defined]
+    assert dev.set_max_dynamic_shared(first, 65536, True) == ""  # type: ignore[attr-defined]
+    # Another row of the same function without an opt-in gets the function's own limit back.
+    assert dev.set_max_dynamic_shared(second, None, True) == ""  # type: ignore[attr-defined]
+    assert Driver(lib).get_attribute(0x5678, 8) == 49152 and second.function.attributes[8] == 49152
+    assert module.opted_in == {}

@@ -278,3 +278,19 @@ def test_timed_rows_run_as_before_with_their_occupancy(tmp_path: Path) -> None:
     assert occupancy["memcpy"] is None
     assert occupancy["copy"] is not None and occupancy["copy"].blocks_per_sm == 8
     assert R.load_all(root).get("copy-ceilings", "test-node").state == "fresh"
+
+
+def test_the_opt_in_of_one_row_does_not_carry_over_to_the_next_size(tmp_path: Path) -> None:
+    one = "  - {label: 64K, dims: {n: 65536}}\n"
+    two_sizes = SPEC.replace(one, one + "  - {label: 32K, dims: {n: 32768}}\n")
+    root = make_repo(tmp_path, two_sizes)
+    assert run(root, fake(), ["toy-observe"]) == 0
+    outcomes = {(r.kernel, r.size): r.outcome for r in result(root, "toy-observe").rows if r.outcome is not None}
+    assert {key: o.launched for key, o in outcomes.items()} == {
+        ("no-optin", "64K"): False,
+        ("optin", "64K"): True,
+        ("again-no-optin", "64K"): False,
+        ("no-optin", "32K"): False,
+        ("optin", "32K"): True,
+        ("again-no-optin", "32K"): False,
+    }
