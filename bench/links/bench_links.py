@@ -169,6 +169,7 @@ def bench_layout(layout: Layout, args: argparse.Namespace, linkchecker: str, rc:
     skipped = json.loads(again.stdout)["summary"]["URLs skipped (fresh evidence)"]
 
     med = {t: statistics.median(xs) for t, xs in walls.items()}
+    cpu = {t: statistics.median(xs) for t, xs in cpus.items()}
     lc = {t: s for t, s in med.items() if t.startswith("linkchecker")}
     best_lc = min(lc, key=lambda t: lc[t])
     g = med["gloss links check"]
@@ -181,6 +182,10 @@ def bench_layout(layout: Layout, args: argparse.Namespace, linkchecker: str, rc:
         "ratio_gloss_over_httpx": round(g / med["minimal httpx client"], 2),
         "ratio_gloss_over_aiohttp": round(g / med["minimal aiohttp client"], 2),
         "ratio_prototype_over_aiohttp": round(med[PROTO] / med["minimal aiohttp client"], 2),
+        # CPU time: what the tool itself needs, less sensitive to other load on the machine than wall time.
+        "cpu_ratio_fastest_linkchecker_over_gloss": round(cpu[best_lc] / cpu["gloss links check"], 2),
+        "cpu_ratio_gloss_over_aiohttp": round(cpu["gloss links check"] / cpu["minimal aiohttp client"], 2),
+        "cpu_ratio_prototype_over_aiohttp": round(cpu[PROTO] / cpu["minimal aiohttp client"], 2),
         "second_run_s": round(again_s, 2), "second_run_requests": again_requests, "second_run_skipped": skipped,
     }
 
@@ -200,6 +205,9 @@ def report(layout: Layout, r: dict[str, Any], args: argparse.Namespace) -> None:
     print(f"  gloss / minimal httpx client:   {r['ratio_gloss_over_httpx']:.2f}")
     print(f"  gloss / minimal aiohttp client: {r['ratio_gloss_over_aiohttp']:.2f}  (target: at most 1.5)")
     print(f"  gloss on aiohttp (prototype) / minimal aiohttp client: {r['ratio_prototype_over_aiohttp']:.2f}")
+    print(f"  CPU time: fastest linkchecker / gloss {r['cpu_ratio_fastest_linkchecker_over_gloss']:.2f}, "
+          f"gloss / aiohttp client {r['cpu_ratio_gloss_over_aiohttp']:.2f}, "
+          f"gloss on aiohttp / aiohttp client {r['cpu_ratio_prototype_over_aiohttp']:.2f}")
     print(f"  second gloss run (fresh evidence): {r['second_run_s']:.2f} s, {r['second_run_requests']} requests "
           f"sent, {r['second_run_skipped']} URLs skipped")
 
