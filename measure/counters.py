@@ -15,13 +15,14 @@ conflict_ways_st   the same for shared stores
 conflict_ways      loads and stores together
 sectors_per_req_ld 32-byte sectors per global load request (4 = a warp reads 128 contiguous bytes)
 sectors_per_req_st the same for global stores
+sectors_per_req    loads and stores together
 dram_read_mb       bytes read from DRAM during the kernel, in MB (1e6 bytes)
 dram_write_mb      bytes written to DRAM during the kernel, in MB
 dram_mb            both together
 dram_ratio         DRAM bytes over the bytes the spec declares (read + written)
 occupancy_pct      achieved occupancy: active warps over the SM's maximum, %
 registers          registers per thread
-ktime_us           the kernel's own duration (``gpu__time_duration``), no events around it, µs
+ktime              the kernel's own duration (``gpu__time_duration``), no events around it, µs
 sm_clock_mhz       the SM clock during the launch, MHz
 ================== ==========================================================================
 
@@ -140,6 +141,13 @@ DERIVED: dict[str, Derived] = {
     "sectors_per_req_st": Derived(
         (SEC_ST, REQ_ST), "", 1, "st sectors/req", lambda c, _b: _ratio(c[SEC_ST], c[REQ_ST])
     ),
+    "sectors_per_req": Derived(
+        (SEC_LD, SEC_ST, REQ_LD, REQ_ST),
+        "",
+        1,
+        "sectors/req",
+        lambda c, _b: _ratio(c[SEC_LD] + c[SEC_ST], c[REQ_LD] + c[REQ_ST]),
+    ),
     "dram_read_mb": Derived((DRAM_RD,), "MB", 1, "DRAM read MB", lambda c, _b: c[DRAM_RD] / 1e6),
     "dram_write_mb": Derived((DRAM_WR,), "MB", 1, "DRAM write MB", lambda c, _b: c[DRAM_WR] / 1e6),
     "dram_mb": Derived((DRAM_RD, DRAM_WR), "MB", 1, "DRAM MB", lambda c, _b: (c[DRAM_RD] + c[DRAM_WR]) / 1e6),
@@ -148,7 +156,7 @@ DERIVED: dict[str, Derived] = {
     ),
     "occupancy_pct": Derived((OCCUPANCY,), "%", 1, "occupancy %", lambda c, _b: c[OCCUPANCY]),
     "registers": Derived((REGISTERS,), "", 0, "registers", lambda c, _b: c[REGISTERS]),
-    "ktime_us": Derived((DURATION,), "µs", 2, "kernel µs", lambda c, _b: c[DURATION] / 1000.0),
+    "ktime": Derived((DURATION,), "µs", 2, "kernel µs", lambda c, _b: c[DURATION] / 1000.0),
     "sm_clock_mhz": Derived((SM_CLOCK,), "MHz", 0, "SM MHz", lambda c, _b: c[SM_CLOCK] / 1e6),
 }
 
@@ -172,6 +180,17 @@ def value(name: str, counters: Mapping[str, float], declared_bytes: int) -> floa
     if d is None:
         return float(counters[name])
     return d.compute(counters, declared_bytes)
+
+
+def figures(counters: Mapping[str, float] | None, declared_bytes: int) -> dict[str, float | None]:
+    """Every derived figure and every raw metric of one row; a figure whose metrics are missing is absent."""
+    if not counters:
+        return {}
+    out: dict[str, float | None] = {name: float(v) for name, v in counters.items()}
+    for name in DERIVED:
+        if not missing(name, counters):
+            out[name] = value(name, counters, declared_bytes)
+    return out
 
 
 def bytes_mismatch(counters: Mapping[str, float] | None, declared_bytes: int) -> bool:

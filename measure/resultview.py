@@ -39,6 +39,10 @@ class RowView:
     n_throttled: int
     rel_stdev: float
     is_ceiling: bool
+    kind: str = "kernel"  # or "memcpy" (the driver's copy)
+    bytes_moved: int = 0  # declared bytes read + written
+    counters: dict[str, float] | None = None  # Nsight Compute metrics, where the run collected them
+    copies: bool = False  # a copy kernel: its spec reference is 'copy' (a "% of copy" denominator)
 
     @property
     def median_us(self) -> float:
@@ -59,7 +63,7 @@ class RowView:
         return self.fits_in_l2 or self.above_95pct_of_peak
 
 
-def _view(result: Result, row: Row, is_ceiling: bool) -> RowView | None:
+def _view(result: Result, row: Row, is_ceiling: bool, copies: bool = False) -> RowView | None:
     s, f = row.summary, row.figures
     if s is None or f is None or not row.check.passed:
         return None
@@ -85,6 +89,10 @@ def _view(result: Result, row: Row, is_ceiling: bool) -> RowView | None:
         s.n_throttled,
         s.rel_stdev,
         is_ceiling,
+        row.kind,
+        row.bytes_read + row.bytes_written,
+        row.counters,
+        copies or (is_ceiling and row.kind == "kernel"),
     )
 
 
@@ -112,7 +120,13 @@ class Entry:
         """The experiment's checked, timed rows in spec order (sizes outer, kernels inner)."""
         if self.result is None:
             return []
-        return [v for r in self.result.rows if (v := _view(self.result, r, False)) is not None]
+        copy_kernels = (
+            {k.id for k in self.declared.experiment.kernels if k.reference == "copy" and k.kind == "kernel"}
+            if self.declared
+            else set()
+        )
+        rows = self.result.rows
+        return [v for r in rows if (v := _view(self.result, r, False, r.kernel in copy_kernels)) is not None]
 
     def ceiling_rows(self) -> list[RowView]:
         if self.result is None:
@@ -134,6 +148,19 @@ class Entry:
 
     def kernels(self) -> list[str]:
         return list(dict.fromkeys(r.kernel for r in self.result.rows)) if self.result else []
+
+    def copy_reference(self, row: RowView) -> RowView | None:
+        """The denominator of ``row``'s "% of copy": the fastest copy KERNEL of the same run that moves the
+        same bytes (read + written): the ceilings' kernel rows, and this experiment's own copy rows at
+        the row's size (a copy row may be its own denominator). None when no copy kernel moved them."""
+        candidates = [c for c in self.ceiling_rows() if c.copies and c.bytes_moved == row.bytes_moved]
+        candidates += [r for r in self.rows() if r.copies and r.size == row.size and r.bytes_moved == row.bytes_moved]
+        return max(candidates, key=lambda c: c.gbps, default=None)
+
+    def pct_of_copy(self, row: RowView) -> float | None:
+        """``row``'s GB/s as a percentage of :meth:`copy_reference` (computed here, never stored)."""
+        ref = self.copy_reference(row)
+        return 100.0 * row.gbps / ref.gbps if ref is not None and ref.gbps > 0 else None
 
     @property
     def copy_ceiling_gbps(self) -> float:

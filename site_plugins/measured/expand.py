@@ -7,16 +7,15 @@ import difflib
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import cast, get_args
 
 from site_plugins.measured import chart, lint, observed, render
-from site_plugins.measured.fmt import Column
+from site_plugins.measured.fmt import COLUMNS, Column
 from site_plugins.measured.model import NOT_MEASURED, ResultsView
 from site_plugins.measured.render import Failure, Shown
 from site_plugins.measured.syntax import Directive, SyntaxProblem, find_directives, parse, prose_segments
 from site_plugins.messages import Problem
 
-COLUMN_NAMES: tuple[str, ...] = get_args(Column)
+COLUMN_NAMES: tuple[str, ...] = tuple(COLUMNS)
 
 
 @dataclass(frozen=True)
@@ -178,7 +177,7 @@ class _Page:
             node=_one(d, "node"),
             size=_one(d, "size"),
             kernels=list(rows) if rows else None,
-            columns=[cast(Column, c) for c in cols] if cols else None,
+            columns=[c for c in cols] if cols else None,
         )
         if isinstance(shown, Failure):
             self.problem(d.line, shown)
@@ -214,10 +213,10 @@ class _Page:
             shown = observed.row_value(self.view, experiment, row=row, field=field_name, **common)
         elif d.name == "value":
             kernel = _one(d, "row") or ""
-            column = cast(Column, col) if col else self._metric(experiment)
+            column = col if col else self._metric(experiment)
             shown = render.value(self.view, experiment, kernel=kernel, column=column, **common)
         else:
-            column = cast(Column, col) if col else self._metric(experiment)
+            column = col if col else self._metric(experiment)
             shown = render.ratio(
                 self.view,
                 experiment,

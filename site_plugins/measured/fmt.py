@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Literal
+
+from measure.counters import DERIVED
 
 NBSP = "\u00a0"
 DASH = "\u2014"  # shown where a figure does not exist (e.g. GFLOP/s of a copy kernel)
@@ -18,10 +19,11 @@ TIMES = "\u00d7"
 
 SIGNIFICANT = 3
 
-Column = Literal["time", "iqr", "gbps", "shared_gbps", "gflops", "pct_copy", "pct_peak"]
+# A column name: a timing figure below, or a counter figure (measure/counters.py: conflict_ways, ...).
+Column = str
 
 # column -> (table header, unit appended in prose; "" means none)
-COLUMNS: dict[Column, tuple[str, str]] = {
+TIMING_COLUMNS: dict[Column, tuple[str, str]] = {
     "time": ("Time (ms)", "ms"),
     "iqr": ("IQR (ms)", "ms"),
     "gbps": ("GB/s", "GB/s"),
@@ -30,6 +32,8 @@ COLUMNS: dict[Column, tuple[str, str]] = {
     "pct_copy": ("% of copy", "%"),
     "pct_peak": ("% of peak", "%"),
 }
+COUNTER_COLUMNS: dict[Column, tuple[str, str]] = {name: (d.what, d.unit) for name, d in DERIVED.items()}
+COLUMNS: dict[Column, tuple[str, str]] = {**TIMING_COLUMNS, **COUNTER_COLUMNS}
 
 
 def number(x: float | None, sig: int = SIGNIFICANT) -> str:

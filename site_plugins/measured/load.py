@@ -14,6 +14,7 @@ from dataclasses import asdict, replace
 from pathlib import Path
 
 from measure import audit
+from measure import counters as C
 from measure import results as rs
 from measure.nodes import load_nodes
 from site_plugins.measured import fmt
@@ -66,6 +67,12 @@ def _mib(n: int) -> str:
 
 def _reasons(v: rs.RowView, raw: rs.Row | None, p: rs.Provenance) -> tuple[str, ...]:
     reasons = []
+    if C.bytes_mismatch(v.counters, v.bytes_moved):
+        ratio = C.value("dram_ratio", v.counters or {}, v.bytes_moved)
+        reasons.append(
+            f"DRAM moved {fmt.ratio(ratio)} the declared bytes (more than {fmt.percent(100 * C.BYTES_TOLERANCE)} "
+            "off: a cache served part of them, or the declared bytes are wrong)"
+        )
     if v.fits_in_l2:
         if raw is not None:
             reasons.append(f"working set ({_mib(raw.working_set_bytes)}) fits in the {_mib(p.l2_bytes)} L2")
@@ -78,7 +85,16 @@ def _reasons(v: rs.RowView, raw: rs.Row | None, p: rs.Provenance) -> tuple[str, 
     return tuple(reasons)
 
 
-def _row(v: rs.RowView, raw: rs.Row | None, p: rs.Provenance) -> Row:
+def _copy_ref(entry: rs.Entry, v: rs.RowView) -> tuple[float | None, str]:
+    ref = entry.copy_reference(v)
+    if ref is None:
+        return None, ""
+    where = f"{ref.label} at {fmt.size_label(ref.size)}" + (" (copy ceilings)" if ref.is_ceiling else "")
+    return _finite(entry.pct_of_copy(v)), f"{where}, {fmt.quantity(ref.gbps, 'GB/s')}"
+
+
+def _row(entry: rs.Entry, v: rs.RowView, raw: rs.Row | None, p: rs.Provenance) -> Row:
+    pct_copy, copy_ref = _copy_ref(entry, v)
     return Row(
         kernel=v.label,
         id=v.kernel,
@@ -86,11 +102,13 @@ def _row(v: rs.RowView, raw: rs.Row | None, p: rs.Provenance) -> Row:
         iqr_ms=v.iqr_ms,
         gbps=_finite(v.gbps),
         gflops=_finite(v.gflops),
-        pct_copy=_finite(v.pct_of_copy_ceiling),
+        pct_copy=pct_copy,
         shared_gbps=_finite(v.shared_gbps),
         pct_peak=_finite(v.pct_of_peak),
         suspect=_reasons(v, raw, p),
         noisy=v.noisy,
+        counters=C.figures(v.counters, v.bytes_moved),
+        copy_ref=copy_ref,
     )
 
 
@@ -117,7 +135,7 @@ def _tables(entry: rs.Entry) -> tuple[Table, ...]:
 
     def convert(raw: rs.Row) -> Row:
         v = views.get((raw.kernel, raw.size))
-        return _row(v, raw, prov) if v is not None else _failed_row(raw)
+        return _row(entry, v, raw, prov) if v is not None else _failed_row(raw)
 
     # The ceilings are measured at several sizes; an embed may name the ones at the size that gave the
     # best copy (the ceiling every % of copy is relative to), so each ceiling label names one row.
@@ -127,12 +145,27 @@ def _tables(entry: rs.Entry) -> tuple[Table, ...]:
         for r in result.ceilings
         if best is None or r.size == best.size
     )
-    ceiling = _finite(entry.copy_ceiling_gbps)
+    memcpy = max((v for v in entry.ceiling_rows() if v.kind == "memcpy"), key=lambda v: v.gbps, default=None)
+    memcpy_label = f"driver memcpy ({memcpy.size})" if memcpy else "driver memcpy"
     tables = []
     for size in dict.fromkeys(r.size for r in result.rows if r.kind != "observe"):
         # Observed launches are never timed: {{ observed }} shows them, tables do not.
         rows = tuple(convert(r) for r in result.rows if r.size == size and r.kind != "observe")
-        tables.append(Table(size=size, rows=rows, ceiling_gbps=ceiling, ceilings=ceilings))
+        # The chart's ceiling line: the copy kernel every row here is compared with, when they share one.
+        refs = [entry.copy_reference(v) for v in entry.rows() if v.size == size]
+        keys = {(r.kernel, r.size, r.is_ceiling) if r else None for r in refs}
+        ref = refs[0] if refs and len(keys) == 1 else None
+        tables.append(
+            Table(
+                size=size,
+                rows=rows,
+                ceiling_gbps=_finite(ref.gbps) if ref else None,
+                ceiling_label=f"copy kernel ({ref.label}, same bytes)" if ref else "copy ceiling",
+                ceilings=ceilings,
+                memcpy_gbps=_finite(memcpy.gbps) if memcpy else None,
+                memcpy_label=memcpy_label,
+            )
+        )
     return tuple(tables)
 
 

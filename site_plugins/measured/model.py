@@ -38,6 +38,10 @@ class Row:
     id: str = ""  # the kernel's short id in the spec, e.g. tile32-padded (embeds may use either)
     shared_gbps: float | None = None  # shared-memory GB/s, where the spec declares shared bytes
     note: str = ""  # shown in the table's Note column, e.g. where a ceiling row was measured
+    # Nsight Compute: every raw metric and derived figure (measure/counters.py) the result holds for
+    # this row; empty where none were collected. None: undefined (e.g. no shared instructions).
+    counters: dict[str, float | None] = field(default_factory=dict)
+    copy_ref: str = ""  # what "% of copy" divides by, e.g. "copy at 8192x8192, 3,835 GB/s"
 
 
 @dataclass(frozen=True)
@@ -48,6 +52,8 @@ class Table:
     rows: tuple[Row, ...]
     ceiling_gbps: float | None = None  # the copy ceiling the % of copy column is relative to
     ceiling_label: str = "copy ceiling"
+    memcpy_gbps: float | None = None  # the driver's memcpy in the same run: a separate, labelled ceiling
+    memcpy_label: str = "driver memcpy"
 
     # The node's copy ceilings measured in the same run (at their own size): shown only when an embed
     # names them, e.g. rows=memcpy,naive.

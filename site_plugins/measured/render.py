@@ -194,7 +194,8 @@ def _no_kernel(experiment: str, kernel: str, table: Table) -> Failure:
 
 
 def figure(row: Row, column: Column) -> float | None:
-    return {
+    """A timing figure, or a counter figure (raw metric or derived, measure/counters.py)."""
+    timing = {
         "time": row.time_ms,
         "iqr": row.iqr_ms,
         "gbps": row.gbps,
@@ -202,7 +203,8 @@ def figure(row: Row, column: Column) -> float | None:
         "gflops": row.gflops,
         "pct_copy": row.pct_copy,
         "pct_peak": row.pct_peak,
-    }[column]
+    }
+    return timing[column] if column in timing else row.counters.get(column)
 
 
 def _values_key(result: Result, table: Table) -> str:

@@ -29,7 +29,12 @@ def test_fresh_result_becomes_tables_with_ceilings_and_reasons(tmp_path: Path) -
     assert big.rows[0].suspect == ()
     (ceiling,) = big.ceilings
     assert (ceiling.kernel, ceiling.note) == ("cudaMemcpy D2D", "copy ceiling, measured at 16384x16384 in the same run")
-    assert big.ceiling_gbps == ceiling.gbps
+    # "% of copy" divides by the fastest copy KERNEL moving the same bytes in the same run: here the
+    # experiment's own copy row at that size; the driver memcpy is a separate, labelled ceiling.
+    assert big.ceiling_gbps == big.rows[0].gbps and big.ceiling_label == "copy kernel (copy, same bytes)"
+    assert big.memcpy_gbps == ceiling.gbps and big.memcpy_label == "driver memcpy (16384x16384)"
+    assert big.rows[0].pct_copy == 100.0 and big.rows[3].pct_copy == 100.0 * big.rows[3].gbps / big.rows[0].gbps
+    assert big.rows[3].copy_ref == f"copy at 8192{NB}\u00d7{NB}8192, 3,835{NB}GB/s" and ceiling.pct_copy is None
     md = expand(
         "{{ measured day13-transpose size=8192x8192 rows=memcpy,copy }}\n",
         path="p.md",
@@ -39,7 +44,7 @@ def test_fresh_result_becomes_tables_with_ceilings_and_reasons(tmp_path: Path) -
     ).markdown
     assert (
         '<td><code>cudaMemcpy D2D</code></td><td class="gloss-num">0.540</td><td class="gloss-num">3,977</td>'
-        '<td class="gloss-num">100</td><td class="gloss-note">copy ceiling, measured at 16384x16384 in the same '
+        '<td class="gloss-num">\u2014</td><td class="gloss-note">copy ceiling, measured at 16384x16384 in the same '
         "run</td></tr>"
     ) in md
 

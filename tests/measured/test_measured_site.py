@@ -76,7 +76,7 @@ def test_fresh_result_renders_provenance_table_chart_and_values(tmp_path: Path) 
     html = page(site, "terms/tiling/index.html")
     prose = text_of(html[html.index("The padded tile") : html.index('<h2 id="measured"')])
     assert re.sub(r"[ \n]+", " ", prose).strip() == (
-        f"The padded tile moves 3,703{NB}GB/s, 1.86\u00d7 the unpadded tile and 93.1{NB}% of copy. "
+        f"The padded tile moves 3,703{NB}GB/s, 1.86\u00d7 the unpadded tile and 96.6{NB}% of copy. "
         "The memory is rated at 4.8 TB/s[NVIDIA H200 datasheet]."
     )
     block = html[html.index('<div class="gloss-measured"') :]
@@ -90,7 +90,7 @@ def test_fresh_result_renders_provenance_table_chart_and_values(tmp_path: Path) 
     )
     assert (
         '<tr><td><code>tile[32][33]</code></td><td class="gloss-num">0.145</td><td class="gloss-num">3,703</td>'
-        '<td class="gloss-num">93.1</td></tr>'
+        '<td class="gloss-num">96.6</td></tr>'
     ) in block
     assert '<svg class="gloss-chart" role="img" aria-labelledby="gloss-measured-1-t gloss-measured-1-d"' in block
     assert "<script" not in block[: block.index("</svg>")]
