@@ -51,14 +51,26 @@ def value_x(bar_end: float, text: str, ceiling_x: float | None) -> float:
     return x
 
 
-def render(bars: Sequence[Bar], *, unit: str, title: str, desc: str, ceiling: float | None, ceiling_text: str) -> str:
-    """The ``<svg>`` element, on one line. ``ID`` stands for the page-unique id prefix."""
+def render(
+    bars: Sequence[Bar],
+    *,
+    unit: str,
+    title: str,
+    desc: str,
+    ceiling: float | None,
+    ceiling_text: str,
+    second: tuple[float, str] | None = None,
+) -> str:
+    """The ``<svg>`` element, on one line. ``ID`` stands for the page-unique id prefix. ``second``: another
+    ceiling (value, label), e.g. the driver's memcpy, drawn dotted with its label on a line of its own."""
     x0 = X0
     span = WIDTH - VALUE_W - x0
     values = [b.value for b in bars if b.value is not None and b.value > 0]
-    top_value = max([*values, ceiling or 0.0], default=0.0) or 1.0
-    height = TOP + ROW_H * len(bars) + 4
+    top_value = max([*values, ceiling or 0.0, second[0] if second else 0.0], default=0.0) or 1.0
+    top = TOP + (LABEL_H if second else 0)
+    height = top + ROW_H * len(bars) + 4
     cx = x0 + span * ceiling / top_value if ceiling is not None and ceiling > 0 else None
+    sx = x0 + span * second[0] / top_value if second and second[0] > 0 else None
     parts = [
         f'<svg class="gloss-chart" role="img" aria-labelledby="{ID}-t {ID}-d" '
         f'viewBox="0 0 {WIDTH} {height}" width="100%" preserveAspectRatio="xMinYMin meet" '
@@ -67,7 +79,7 @@ def render(bars: Sequence[Bar], *, unit: str, title: str, desc: str, ceiling: fl
         f'<desc id="{ID}-d">{escape(desc)}</desc>',
     ]
     for i, bar in enumerate(bars):
-        y = TOP + ROW_H * i
+        y = top + ROW_H * i
         mid = y + LABEL_H + BAR_H / 2
         parts.append(
             f'<text class="gloss-chart-label" x="{_x(x0)}" y="{_x(y + LABEL_H - 4)}">{escape(bar.label)}</text>'
@@ -76,11 +88,12 @@ def render(bars: Sequence[Bar], *, unit: str, title: str, desc: str, ceiling: fl
             f'<line class="gloss-chart-axis" x1="{_x(x0)}" y1="{_x(mid - BAR_H / 2 - 2)}" x2="{_x(x0)}" '
             f'y2="{_x(mid + BAR_H / 2 + 2)}" stroke="currentColor" stroke-opacity="0.4"/>'
         )
-        if cx is not None:
-            parts.append(
-                f'<line class="gloss-chart-ceiling" x1="{_x(cx)}" y1="{_x(mid - BAR_H / 2 - 4)}" x2="{_x(cx)}" '
-                f'y2="{_x(mid + BAR_H / 2 + 4)}" stroke="currentColor" stroke-dasharray="4 2"/>'
-            )
+        for x, dash, cls in ((cx, "4 2", ""), (sx, "1 3", " gloss-chart-ceiling--second")):
+            if x is not None:
+                parts.append(
+                    f'<line class="gloss-chart-ceiling{cls}" x1="{_x(x)}" y1="{_x(mid - BAR_H / 2 - 4)}" '
+                    f'x2="{_x(x)}" y2="{_x(mid + BAR_H / 2 + 4)}" stroke="currentColor" stroke-dasharray="{dash}"/>'
+                )
         if bar.value is None or bar.value <= 0:
             parts.append(
                 f'<text class="gloss-chart-value" x="{_x(x0 + 6)}" y="{_x(mid)}" '
@@ -99,12 +112,14 @@ def render(bars: Sequence[Bar], *, unit: str, title: str, desc: str, ceiling: fl
             f'<text class="gloss-chart-value" x="{_x(value_x(x0 + w, label, cx))}" y="{_x(mid)}" '
             f'dominant-baseline="central">{escape(bar.text)}{escape(_unit_suffix(unit))}{mark}</text>'
         )
-    if cx is not None:
-        anchor = "end" if cx > WIDTH * 0.6 else "start"
-        parts.append(
-            f'<text class="gloss-chart-ceiling-label" x="{_x(cx)}" y="{TOP - 8}" '
-            f'text-anchor="{anchor}">{escape(ceiling_text)}</text>'
-        )
+    labels = [(cx, ceiling_text, top - 8)] + ([(sx, second[1], TOP - 8)] if second and sx is not None else [])
+    for x, text, y in labels:
+        if x is not None:
+            anchor = "end" if x > WIDTH * 0.6 else "start"
+            parts.append(
+                f'<text class="gloss-chart-ceiling-label" x="{_x(x)}" y="{y}" '
+                f'text-anchor="{anchor}">{escape(text)}</text>'
+            )
     parts.append("</svg>")
     return "".join(parts)
 

@@ -8,7 +8,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from site_plugins.measured import chart, lint, observed, render
+from site_plugins.measured import chart, counterref, lint, observed, render
 from site_plugins.measured.fmt import COLUMNS, Column
 from site_plugins.measured.model import NOT_MEASURED, ResultsView
 from site_plugins.measured.render import Failure, Shown
@@ -57,6 +57,12 @@ SPECS: dict[str, _Spec] = {
         ("size", "node", "num", "den", "col", "as"),
         required=("num", "den"),
         example='{{ ratio day13-transpose size=8192x8192 num="tile[32][33]" den="tile[32][32]" }}',
+    ),
+    "counter": _Spec(
+        "an experiment id",
+        ("size", "node", "row", "metric"),
+        required=("row", "metric"),
+        example='{{ counter day13-transpose size=8192x8192 row="tile[32][32]" metric=conflict_ways_ld }}',
     ),
     "cited": _Spec(
         "the figure as the source states it",
@@ -211,6 +217,10 @@ class _Page:
         elif d.name == "observed":
             row, field_name = _one(d, "row") or "", _one(d, "field") or ""
             shown = observed.row_value(self.view, experiment, row=row, field=field_name, **common)
+        elif d.name == "counter":
+            shown = counterref.counter(
+                self.view, experiment, kernel=_one(d, "row") or "", metric=_one(d, "metric") or "", **common
+            )
         elif d.name == "value":
             kernel = _one(d, "row") or ""
             column = col if col else self._metric(experiment)

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from html import escape
 from typing import Literal
 
-from site_plugins.measured import chart, fmt
-from site_plugins.measured.fmt import COLUMNS, Column
+from site_plugins.measured import chart, fmt, notes
+from site_plugins.measured.fmt import COLUMNS, TIMING_COLUMNS, Column
 from site_plugins.measured.model import NOT_MEASURED, Provenance, Result, ResultsView, Row, State, Table
 
 
@@ -266,28 +266,39 @@ def _embed(
             return _no_column(result, rows, c)
     assert result.provenance is not None, "a fresh result always has provenance"
     sentence = provenance_sentence(result.provenance)
+    said = " ".join(
+        s
+        for s in (
+            notes.copy_sentence(table, rows) if "pct_copy" in cols else "",
+            notes.short_launch_sentence(rows) if "time" in cols else "",
+        )
+        if s
+    )
     vkey = _values_key(result, table)
-    values: list[str] = [f"{vkey} provenance: {sentence}"]
-    notes = any(r.suspect or r.noisy or r.note for r in rows)
+    values: list[str] = [f"{vkey} provenance: {sentence}" + (f". {said}" if said else "")]
+    several = len({r.copy_ref for r in rows if r.pct_copy is not None}) > 1 and "pct_copy" in cols
+    reasons_of = {r.kernel: notes.notes(r, several) for r in rows}
+    any_notes = any(reasons_of.values())
     head = "".join(f'<th class="gloss-num">{escape(COLUMNS[c][0])}</th>' for c in cols)
     out = [
         f'<div class="gloss-measured" data-experiment="{escape(experiment)}" '
         f'data-size="{escape(table.size)}" data-node="{escape(result.node)}">',
-        f'<p class="gloss-measured-provenance">{escape(sentence)}.</p>',
+        f'<p class="gloss-measured-provenance">{escape(sentence)}.{" " + escape(said) if said else ""}</p>',
         f"<table><caption>{escape(experiment)} at {fmt.size_label(table.size)}</caption>",
-        f"<thead><tr><th>Kernel</th>{head}{'<th>Note</th>' if notes else ''}</tr></thead><tbody>",
+        f"<thead><tr><th>Kernel</th>{head}{'<th>Note</th>' if any_notes else ''}</tr></thead><tbody>",
     ]
     for r in rows:
         cells = []
         for c in cols:
             x = figure(r, c)
-            cells.append(f'<td class="gloss-num">{fmt.cell(c, x)}</td>')
+            text = notes.time_cell(r) if c == "time" else fmt.cell(c, x)
+            cells.append(f'<td class="gloss-num">{text}</td>')
             if x is not None:
-                values.append(f"{vkey} {r.kernel} {c}: {fmt.prose(c, x)}")
-        reasons = [f"suspect: {s}" for s in r.suspect] + (["noisy: stopped at the time limit"] if r.noisy else [])
-        reasons += [r.note] if r.note else []
-        note = f'<td class="gloss-note">{escape("; ".join(reasons))}</td>' if notes else ""
+                k = notes.kernel_ms(r) if c == "time" else None
+                values.append(f"{vkey} {r.kernel} {c}: {fmt.prose(c, x)}" + (f" (kernel {fmt.number(k)})" if k else ""))
+        note = f'<td class="gloss-note">{escape("; ".join(reasons_of[r.kernel]))}</td>' if any_notes else ""
         mark = ' <span class="gloss-suspect-mark" title="suspect">\u26a0</span>' if r.suspect else ""
+        mark += notes.noisy_mark([r])
         cls = ' class="gloss-suspect"' if r.suspect else ""
         out.append(f"<tr{cls}><td><code>{escape(r.kernel)}</code>{mark}</td>{''.join(cells)}{note}</tr>")
     out.append("</tbody></table>")
@@ -310,6 +321,8 @@ def _chart(result: Result, table: Table, rows: Sequence[Row]) -> str:
     bars = [chart.Bar(r.kernel, figure(r, metric), fmt.number(figure(r, metric)), bool(r.suspect)) for r in rows]
     ceiling = table.ceiling_gbps if metric == "gbps" else None
     ceiling_text = f"{table.ceiling_label} {fmt.quantity(ceiling, unit)}"
+    memcpy = table.memcpy_gbps if metric == "gbps" else None
+    second = (memcpy, f"{table.memcpy_label} {fmt.quantity(memcpy, unit)}") if memcpy is not None else None
     where = f"{result.experiment} at {fmt.size_label(table.size)} on {result.node}"
     parts = []
     for r, b in zip(rows, bars, strict=True):
@@ -320,6 +333,7 @@ def _chart(result: Result, table: Table, rows: Sequence[Row]) -> str:
             text += f" (suspect: {'; '.join(r.suspect)})"
         parts.append(text)
     ceiling_desc = f" against the {ceiling_text}" if ceiling else ""
+    ceiling_desc += f" and the {second[1]}" if second else ""
     desc = f"Bar chart of {unit} by kernel{ceiling_desc}. " + ". ".join(parts) + "."
     return chart.render(
         bars,
@@ -328,6 +342,7 @@ def _chart(result: Result, table: Table, rows: Sequence[Row]) -> str:
         desc=desc,
         ceiling=ceiling,
         ceiling_text=ceiling_text,
+        second=second,
     )
 
 
@@ -354,7 +369,7 @@ def value(
     text = fmt.prose(column, x)
     kernel = rows[0].kernel  # the label, however the reference named the row
     title = f"{experiment}, {kernel}, {fmt.size_label(table.size)}, {result.node}"
-    html = f'<span class="gloss-value" title="{escape(title)}">{_inline(text)}</span>{_suspect_mark(rows)}'
+    html = f'<span class="gloss-value" title="{escape(title)}">{_inline(text)}</span>{_marks(rows, column)}'
     return Shown(html, (f"{_values_key(result, table)} {kernel} {column}: {text}",))
 
 
@@ -394,8 +409,13 @@ def ratio(
     text = fmt.percent(100 * a / b) if as_percent else fmt.ratio(a / b)
     num, den = rows[0].kernel, rows[1].kernel
     title = f"{experiment}, {num} over {den} in {COLUMNS[column][0]}, {fmt.size_label(table.size)}, {result.node}"
-    html = f'<span class="gloss-value gloss-ratio" title="{escape(title)}">{_inline(text)}</span>{_suspect_mark(rows)}'
+    html = f'<span class="gloss-value gloss-ratio" title="{escape(title)}">{_inline(text)}</span>{_marks(rows, column)}'
     return Shown(html, (f"{_values_key(result, table)} {num}/{den} {column}: {text}",))
+
+
+def _marks(rows: Sequence[Row], column: Column) -> str:
+    """A timing value from a suspect or noisy row carries the marks its table row carries."""
+    return _suspect_mark(rows) + (notes.noisy_mark(rows) if column in TIMING_COLUMNS else "")
 
 
 def _suspect_mark(rows: Sequence[Row]) -> str:

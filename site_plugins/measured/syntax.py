@@ -123,7 +123,8 @@ def parse(inside: str, line: int, start: int, end: int) -> Directive:
     if not tokens or tokens[0][0] is not None or len(tokens[0][1]) != 1:
         raise SyntaxProblem(
             f"empty or malformed directive '{raw}'",
-            "write {{ NAME ARGS }} with NAME one of measured, value, ratio, cited, observed",
+            "write {{ NAME ARGS }} with NAME one of measured, value, ratio, counter, cited, cited-table, example, "
+            "observed",
         )
     name = tokens[0][1][0]
     positional: list[str] = []

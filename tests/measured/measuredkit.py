@@ -12,7 +12,9 @@ import dataclasses
 from collections.abc import Mapping
 from pathlib import Path
 
+from measure import counters as C
 from measure import results as rs
+from measure import testing
 from measure.spec import sha256_file
 
 NODE = "h200-1"
@@ -166,8 +168,11 @@ def row(kid: str, label: str, size: str, base_ms: float | None, *, kind: str = "
     )
 
 
-def make_result(root: Path, *, node: str = NODE, failed: Mapping[str, str] | None = None) -> rs.Result:
-    """A result whose summaries and figures are what the results module recomputes from the samples."""
+def make_result(
+    root: Path, *, node: str = NODE, failed: Mapping[str, str] | None = None, counters: bool = False
+) -> rs.Result:
+    """A result whose summaries and figures are what the results module recomputes from the samples;
+    ``counters``: every kernel row carries the synthetic sm_90 counters of ``measure.testing``."""
     failed = failed or {}
     prov = provenance(root, node)
     st = settings()
@@ -179,7 +184,13 @@ def make_result(root: Path, *, node: str = NODE, failed: Mapping[str, str] | Non
         for kid, label in KERNELS
     ]
     status = "failed" if failed else "ok"
+    counter_pass = None
+    if counters:
+        metrics = list(C.DEFAULT_METRICS["sm_90"])
+        rows = [dataclasses.replace(r, counters=testing.synthetic_counters(r, metrics)) for r in rows]
+        counter_pass = rs.CounterPass("2025.3.1.0", ["ncu", "--metrics", ",".join(metrics)], metrics, "")
     return rs.Result(
+        counter_pass=counter_pass,
         schema_version=rs.SCHEMA_VERSION,
         experiment=EXPERIMENT,
         title="Transposing a matrix through shared memory",
@@ -201,6 +212,7 @@ def make_project(
     node: str = NODE,
     failed: Mapping[str, str] | None = None,
     extra: Mapping[str, str] | None = None,
+    counters: bool = False,
 ) -> Path:
     files = {"measure/nodes.yaml": NODES_YAML, SPEC: SPEC_YAML, CU: SOURCE, **(extra or {})}
     for rel, text in files.items():
@@ -208,7 +220,7 @@ def make_project(
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
     if result:
-        write(root, make_result(root, node=node, failed=failed))
+        write(root, make_result(root, node=node, failed=failed, counters=counters))
     return root
 
 

@@ -17,7 +17,7 @@ CASES = [
     (
         "{{ mesured day13-transpose }}",
         "unknown directive '{{ mesured }}'; did you mean 'measured'? "
-        "directives: measured, value, ratio, cited, cited-table, example, observed",
+        "directives: measured, value, ratio, counter, cited, cited-table, example, observed",
     ),
     (
         "{{ measured }}",
@@ -65,8 +65,8 @@ CASES = [
     ),
     (
         "{{ }}",
-        "empty or malformed directive '{{ }}'; write {{ NAME ARGS }} with NAME one of measured, value, ratio, "
-        "cited, observed",
+        "empty or malformed directive '{{ }}'; write {{ NAME ARGS }} with NAME one of "
+        "measured, value, ratio, counter, cited, cited-table, example, observed",
     ),
     (
         "{{ value day13-transpose size=1 size=2 row=a }}",
