@@ -116,8 +116,12 @@ def collect(
         argv = ncu.command(exe, metrics, functions, str(log), probe_command(root, node, manifest, ids, python))
         info = CounterPass(ncu_version, argv, list(metrics), "")
         env = {**os.environ, "LC_ALL": "C", "PYTHONUNBUFFERED": "1"}
+        console = Path(tmp) / "console.txt"  # ncu's and the probe's own output
         try:
-            proc = subprocess.Popen(argv, cwd=root, env=env, start_new_session=True)
+            with console.open("w", encoding="utf-8") as sink:
+                proc = subprocess.Popen(
+                    argv, cwd=root, env=env, start_new_session=True, stdout=sink, stderr=subprocess.STDOUT
+                )
         except OSError as exc:
             return Outcome(_failed(info, f"ncu did not start ({exc})"))
         try:
@@ -128,8 +132,13 @@ def collect(
             if proc.poll() is None:
                 os.killpg(proc.pid, signal.SIGKILL)
                 proc.wait()
+            said = console.read_text(encoding="utf-8", errors="replace") if console.is_file() else ""
+            print(said, end="" if said.endswith("\n") or not said else "\n", flush=True)
         try:
-            text = log.read_text(encoding="utf-8", errors="replace")
+            text = log.read_text(encoding="utf-8", errors="replace") if log.is_file() else ""
+            if '"ID"' not in text and '"ID"' in said:  # the CSV went to ncu's console, not its log file
+                text += said
+                log.write_text(text, encoding="utf-8")
             entries = ncu.read_manifest(manifest.read_text(encoding="utf-8") if manifest.is_file() else "")
             counters = ncu.assign(entries, ncu.parse_csv(text))
         except (OSError, ncu.CounterError) as exc:

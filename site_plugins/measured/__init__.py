@@ -26,9 +26,15 @@ of the same rows against the copy ceiling. Options:
 - ``rows=`` kernels to show, in this order, by label (``tile[32][33]``) or spec id; default all.
 - ``cols=`` columns: ``time`` (median, ms), ``iqr`` (ms), ``gbps`` (DRAM, from declared bytes),
   ``shared_gbps`` (shared memory, where the spec declares shared bytes), ``gflops``, ``pct_copy``
-  (% of the copy ceiling), ``pct_peak`` (% of theoretical DRAM peak); default ``time``, the
-  experiment's metric (``gflops`` if it declares FLOPs, else ``shared_gbps`` if it declares shared
-  bytes, else ``gbps``), and ``pct_copy`` for a ``gbps`` experiment.
+  (% of the fastest copy kernel moving the same bytes in the same run; the provenance names it and
+  the chart draws the driver memcpy as a second ceiling), ``pct_peak`` (% of theoretical DRAM peak);
+  default ``time``, the experiment's metric (``gflops`` if it declares FLOPs, else ``shared_gbps`` if
+  it declares shared bytes, else ``gbps``), and ``pct_copy`` for a ``gbps`` experiment. Counter
+  columns (results with Nsight Compute counters): ``conflict_ways`` (``_ld``, ``_st``),
+  ``sectors_per_req`` (``_ld``, ``_st``), ``dram_mb``, ``dram_read_mb``, ``dram_write_mb``,
+  ``dram_ratio``, ``occupancy_pct``, ``registers``, ``ktime`` (the kernel's own µs), ``sm_clock_mhz``
+  (definitions: :mod:`measure.counters`). For a launch under 50 µs the time cell also gives the
+  kernel's own duration, and the provenance says which time is which.
 
 Sizes and kernels are named as the result labels them; quote labels with spaces or commas
 (``size="16384 blocks x 256 loads"``, ``rows="copy, float4 x4 grid-stride"``) or use the kernel's
@@ -39,10 +45,19 @@ A value in prose, formatted exactly as in the table, with its unit::
     The padded tile moves {{ value day13-transpose size=8192x8192 row="tile[32][33]" col=gbps }}.
     That is {{ value day13-transpose size=8192x8192 row="tile[32][33]" col=pct_copy }} of copy.
 
-(``row=`` is required; ``col=`` defaults to the experiment's metric.) A ratio of two rows::
+(``row=`` is required; ``col=`` defaults to the experiment's metric.) One Nsight Compute figure, a
+derived name above or a raw metric the result holds::
+
+    {{ counter day13-transpose size=8192x8192 row="tile[32][32]" metric=conflict_ways_ld }}   -> 32.0
+    {{ counter day13-transpose size=8192x8192 row=naive metric=dram__bytes_read.sum }}
+
+A ratio of two rows::
 
     {{ ratio day13-transpose size=8192x8192 num="tile[32][33]" den="tile[32][32]" col=gbps }}   -> 1.92×
     {{ ratio day13-transpose size=8192x8192 num=naive den=copy as=percent }}                     -> 31.4 %
+
+A timing value (or ratio) from a row flagged noisy carries the table's mark (``~``, its reason in the
+title), as one from a suspect row carries ``⚠``.
 
 A figure quoted from a cited source, shown with a visible marker naming the source (the source must
 be one of the entry's ``sources:`` titles when the caller passes them)::

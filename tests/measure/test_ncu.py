@@ -185,13 +185,15 @@ with open(manifest, "w") as m:
     for e, k, s, f in launches:
         m.write(json.dumps({{"experiment": e, "kernel": k, "size": s, "function": f}}) + "\\n")
 header = {header!r}
-with open(log, "w") as out:
-    out.write("==PROF== Connected to process 1\\n" + header + "\\n")
-    for i, (e, k, s, f) in enumerate(launches):
-        name = "f9" if mode == "swap" and i == 1 else f
-        for j, metric in enumerate(metrics):
-            out.write('"%d","1","python3","h","%s","1","7","(256, 1, 1)","(9, 1, 1)","0","9.0","m","%s","byte","%d"\\n'
-                      % (i, name, metric, 1000 * (i + 1) + j))
+print("probe: e1: 2 launch(es)")
+out = sys.stdout if mode == "stdout" else open(log, "w")
+out.write("==PROF== Connected to process 1\\n" + header + "\\n")
+for i, (e, k, s, f) in enumerate(launches):
+    name = "f9" if mode == "swap" and i == 1 else f
+    for j, metric in enumerate(metrics):
+        out.write('"%d","1","python3","h","%s","1","7","(256, 1, 1)","(9, 1, 1)","0","9.0","m","%s","byte","%d"\\n'
+                  % (i, name, metric, 1000 * (i + 1) + j))
+out.flush()
 sys.exit(3 if mode == "exit" else 0)
 """
 
@@ -219,6 +221,15 @@ def test_the_pass_assigns_every_launch_and_records_how(tmp_path: Path) -> None:
     assert out.for_row("e1", "k1", "S") == {"a.sum": 1000.0, "b.sum": 1001.0}
     assert out.for_row("e1", "k2", "S") == {"a.sum": 2000.0, "b.sum": 2001.0}
     assert (tmp_path / "ncu.log").read_text().startswith("==PROF==")
+
+
+def test_a_csv_on_ncus_console_instead_of_its_log_file_is_read_too(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = collect(tmp_path, "stdout", log_file=tmp_path / "ncu.log")
+    assert out.info.error == "" and out.for_row("e1", "k2", "S") == {"a.sum": 2000.0, "b.sum": 2001.0}
+    assert (tmp_path / "ncu.log").read_text().count('"ID"') == 1
+    assert "probe: e1: 2 launch(es)" in capsys.readouterr().out  # the probe's own lines reach the run's log
 
 
 def test_a_mismatch_is_recorded_as_the_pass_error_and_nothing_is_assigned(tmp_path: Path) -> None:
