@@ -34,7 +34,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from measure.specformat import Kernel
 
 #: The metrics every kernel row gets, per architecture (``sm_90``: Hopper, e.g. the H200).
 DEFAULT_METRICS: dict[str, tuple[str, ...]] = {
@@ -77,9 +80,9 @@ def default_metrics(arch: str) -> tuple[str, ...]:
     return DEFAULT_METRICS.get(arch, ())
 
 
-def extras_of(kernels: Iterable[Any]) -> dict[str, list[str]]:
+def extras_of(kernels: Iterable[Kernel]) -> dict[str, list[str]]:
     """Kernel id -> the extra metrics its spec entry asks for (``counters:``)."""
-    return {k.id: list(getattr(k, "counters", None) or []) for k in kernels}
+    return {k.id: list(k.counters) for k in kernels}
 
 
 def metrics_for(arch: str, extras: Iterable[Iterable[str]]) -> list[str]:
