@@ -13,20 +13,16 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from measure import ncu
-from measure.device import Device
 from measure.nodes import Node
 from measure.spec import DEVICE_SM_COUNT, Declared, evaluate
 
-
-def kernel_rows(d: Declared) -> list[tuple[str, str, str]]:
-    """(kernel id, size label, function) of every row the probe launches, in launch order."""
-    exp = d.experiment
-    return [(k.id, s.label, k.function or "") for s in exp.sizes for k in exp.kernels if k.kind == "kernel"]
+if TYPE_CHECKING:  # PyCUDA: only on a verification node; tests pass measure.fakedevice.FakeDevice
+    from measure.device import Device
 
 
 def probe_experiment(dev: Device, node: Node, root: Path, d: Declared, manifest: Any, seed: int) -> int:
@@ -53,7 +49,7 @@ def probe_experiment(dev: Device, node: Node, root: Path, d: Declared, manifest:
                 arg_types = "".join("P" if a in buffers else "i" for a in k.args)
                 kernel = dev.kernel(module, k.function, arg_types)
                 grid = [evaluate(g, {**env, DEVICE_SM_COUNT: dev.info.sm_count}) for g in k.grid]
-                args = [int(bufs[a]) if a in buffers else np.int32(evaluate(a, env)) for a in k.args]
+                args = [("P", int(bufs[a])) if a in buffers else ("i", evaluate(a, env)) for a in k.args]
                 # Launched as the runner launches it: the row's opt-in, constants and dynamic shared memory.
                 dynamic = evaluate(k.dynamic_shared, env) if k.dynamic_shared else 0
                 opt_in = evaluate(k.max_dynamic_shared, env) if k.max_dynamic_shared is not None else None
@@ -74,9 +70,20 @@ def probe_experiment(dev: Device, node: Node, root: Path, d: Declared, manifest:
     return launched
 
 
-def probe(root: Path, node: Node, chosen: Sequence[Declared], manifest_path: Path, seed: int = 20261202) -> int:
+def probe(
+    root: Path,
+    node: Node,
+    chosen: Sequence[Declared],
+    manifest_path: Path,
+    seed: int = 20261202,
+    device: Device | None = None,
+) -> int:
     """0 when every experiment was probed, 1 when one failed (the others still were)."""
-    dev = Device()
+    if device is None:
+        from measure.device import Device
+
+        device = Device()
+    dev = device
     rc = 0
     try:
         with manifest_path.open("w", encoding="utf-8") as manifest:
