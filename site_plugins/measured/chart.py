@@ -115,13 +115,24 @@ def render(
     labels = [(cx, ceiling_text, top - 8)] + ([(sx, second[1], TOP - 8)] if second and sx is not None else [])
     for x, text, y in labels:
         if x is not None:
-            anchor = "end" if x > WIDTH * 0.6 else "start"
+            lx, anchor = label_place(x, text)
             parts.append(
-                f'<text class="gloss-chart-ceiling-label" x="{_x(x)}" y="{y}" '
+                f'<text class="gloss-chart-ceiling-label" x="{_x(lx)}" y="{y}" '
                 f'text-anchor="{anchor}">{escape(text)}</text>'
             )
     parts.append("</svg>")
     return "".join(parts)
+
+
+def label_place(x: float, text: str) -> tuple[float, str]:
+    """Where a ceiling's label goes and its anchor: starting at its line when it fits to the right,
+    else ending at it, else as far right as it fits (never past the chart's edges)."""
+    w = CHAR_W * len(text)
+    if x + w <= WIDTH - 2:
+        return x, "start"
+    if x - w >= X0:
+        return x, "end"
+    return max(X0, WIDTH - 2 - w), "start"
 
 
 def _unit_suffix(unit: str) -> str:
