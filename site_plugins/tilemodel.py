@@ -109,9 +109,9 @@ def _lanes_text(acc: Access) -> str:
     distinct = len(set(acc.banks))
     n = len(acc.banks)
     if acc.ways == 1:
-        return f"its {n} lanes hit {distinct} different banks: no conflict"
+        return f"warp 0's {n} lanes hit {distinct} different banks: no conflict"
     busiest = Counter(acc.banks).most_common(1)[0][0]
-    return (f"its {n} lanes hit only {distinct} bank{'s' if distinct != 1 else ''} "
+    return (f"warp 0's {n} lanes hit only {distinct} bank{'s' if distinct != 1 else ''} "
             f"(bank {busiest} serves {acc.ways} of them): a {acc.ways}-way conflict, the access is replayed "
             f"{acc.ways} times")
 
@@ -125,7 +125,7 @@ def describe(state: TileState) -> str:
     if name == "load":
         text = (f"every row of the tile arrives at once; thread (tx, ty) copies in[y][x] into {decl}[ty][tx], "
                 f"so a warp reads a row of the input (coalesced) and writes a row of the tile; "
-                f"warp 0 {_lanes_text(acc)}." if acc else "")
+                f"{_lanes_text(acc)}." if acc else "")
         off = switched_off(state, "load")
         if off:
             text += (f" The load guard switches off {off} threads whose element lies past the matrix edge "
@@ -142,10 +142,10 @@ def describe(state: TileState) -> str:
                      "it, so the block hangs or the others go on and read tile cells nobody wrote.")
     elif name == "compute":
         text = (f"thread (tx, ty) reads {decl}[tx][ty], so a warp walks down a column of the tile; "
-                f"warp 0 {_lanes_text(acc)}." if acc else "")
+                f"{_lanes_text(acc)}." if acc else "")
     else:
         text = (f"the column each warp read is written as a row of the output, so the global stores coalesce; "
-                f"warp 0 {_lanes_text(acc)}." if acc else "")
+                f"{_lanes_text(acc)}." if acc else "")
         off = switched_off(state, "store")
         if off:
             text += (f" The store guard switches off {off} threads whose transposed element lies past the edge "

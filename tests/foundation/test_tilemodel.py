@@ -81,7 +81,7 @@ def test_guard_around_the_barrier_is_explained_as_a_hang_or_corruption() -> None
 def test_step_sentences() -> None:
     assert tm.describe(tm.TileState(tile=32, step=2)) == (
         "Step 3 of 5, compute: thread (tx, ty) reads tile[32][32][tx][ty], so a warp walks down a column of the "
-        "tile; warp 0 its 32 lanes hit only 1 bank (bank 0 serves 32 of them): a 32-way conflict, the access is "
+        "tile; warp 0's 32 lanes hit only 1 bank (bank 0 serves 32 of them): a 32-way conflict, the access is "
         "replayed 32 times.")
 
 
