@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from measure import stats
 from measure.judge import State
 from measure.recompute import copy_ceiling_gbps
 from measure.resultformat import Provenance, Result, Row
@@ -43,6 +44,8 @@ class RowView:
     bytes_moved: int = 0  # declared bytes read + written
     counters: dict[str, float] | None = None  # Nsight Compute metrics, where the run collected them
     copies: bool = False  # a copy kernel: its spec reference is 'copy' (a "% of copy" denominator)
+    registers: int | None = None  # per thread, as the compiler reported for the row's function
+    pct_of_shared_peak: float | None = None  # shared GB/s over all SMs' banks at the recorded SM clock
 
     @property
     def median_us(self) -> float:
@@ -61,6 +64,22 @@ class RowView:
     def suspect(self) -> bool:
         """The working set fits in L2 (a cache may be measured) or the row beats 95 % of the DRAM peak."""
         return self.fits_in_l2 or self.above_95pct_of_peak
+
+
+def _registers(result: Result, row: Row) -> int | None:
+    return next((b.registers for b in result.builds if row.function and b.function == row.function), None)
+
+
+def _pct_of_shared_peak(result: Result, row: Row, shared_gbps: float | None) -> float | None:
+    """Shared-memory GB/s against the banks' peak at the median SM clock of the row's kept samples
+    (None without declared shared bytes or without clock readings)."""
+    if shared_gbps is None or row.samples is None:
+        return None
+    floor = result.settings.min_sm_clock_mhz
+    clocks = [float(c) for c in row.samples.sm_clock_mhz if c > 0 and c >= floor]
+    if not clocks:
+        return None
+    return stats.percent(shared_gbps, stats.shared_peak_gbps(result.provenance.sm_count, stats.median(clocks)))
 
 
 def _view(result: Result, row: Row, is_ceiling: bool, copies: bool = False) -> RowView | None:
@@ -93,6 +112,8 @@ def _view(result: Result, row: Row, is_ceiling: bool, copies: bool = False) -> R
         row.bytes_read + row.bytes_written,
         row.counters,
         copies or (is_ceiling and row.kind == "kernel"),
+        registers=_registers(result, row),
+        pct_of_shared_peak=_pct_of_shared_peak(result, row, f.shared_gbps),
     )
 
 

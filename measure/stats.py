@@ -164,6 +164,15 @@ def percent(part: float, whole: float) -> float:
 SUSPECT_PEAK_FRACTION = 0.95
 
 
+#: Shared memory serves 32 banks of 4 bytes per SM per clock (CUDA C++ Programming Guide, shared memory).
+SHARED_BYTES_PER_SM_CLOCK = 32 * 4
+
+
+def shared_peak_gbps(sm_count: int, sm_clock_mhz: float) -> float:
+    """What the banks of every SM can serve together at ``sm_clock_mhz``, in decimal GB/s."""
+    return sm_count * SHARED_BYTES_PER_SM_CLOCK * sm_clock_mhz * 1e6 / 1e9
+
+
 def fits_in_l2(working_set_bytes: int, l2_bytes: int) -> bool:
     return working_set_bytes <= l2_bytes
 

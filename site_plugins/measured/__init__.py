@@ -27,7 +27,10 @@ of the same rows against the copy ceiling. Options:
 - ``cols=`` columns: ``time`` (median, ms), ``iqr`` (ms), ``gbps`` (DRAM, from declared bytes),
   ``shared_gbps`` (shared memory, where the spec declares shared bytes), ``gflops``, ``pct_copy``
   (% of the fastest copy kernel moving the same bytes in the same run; the provenance names it and
-  the chart draws the driver memcpy as a second ceiling), ``pct_peak`` (% of theoretical DRAM peak);
+  the chart draws the driver memcpy as a second ceiling), ``pct_peak`` (% of theoretical DRAM peak),
+  ``pct_shared_peak`` (shared-memory GB/s over what every SM's 32 four-byte banks serve per clock, at
+  the median SM clock recorded with the row's samples), ``registers`` (per thread: the compiler's
+  count the runner recorded when it loaded the module, or the counter pass's);
   default ``time``, the experiment's metric (``gflops`` if it declares FLOPs, else ``shared_gbps`` if
   it declares shared bytes, else ``gbps``), and ``pct_copy`` for a ``gbps`` experiment. Counter
   columns (results with Nsight Compute counters): ``conflict_ways`` (``_ld``, ``_st``),

@@ -31,9 +31,12 @@ TIMING_COLUMNS: dict[Column, tuple[str, str]] = {
     "gflops": ("GFLOP/s", "GFLOP/s"),
     "pct_copy": ("% of copy", "%"),
     "pct_peak": ("% of peak", "%"),
+    "pct_shared_peak": ("% of banks", "%"),
 }
 COUNTER_COLUMNS: dict[Column, tuple[str, str]] = {name: (d.what, d.unit) for name, d in DERIVED.items()}
 COLUMNS: dict[Column, tuple[str, str]] = {**TIMING_COLUMNS, **COUNTER_COLUMNS}
+#: Counts, shown as whole numbers (registers per thread: the compiler's count, or the counter pass's).
+INTEGER_COLUMNS: frozenset[Column] = frozenset({"registers"})
 
 
 def number(x: float | None, sig: int = SIGNIFICANT) -> str:
@@ -62,12 +65,16 @@ def quantity(x: float | None, unit: str) -> str:
 
 def cell(column: Column, x: float | None) -> str:
     """A table cell: the number alone (the unit is in the column header)."""
-    return number(x)
+    return _count(x) if column in INTEGER_COLUMNS else number(x)
 
 
 def prose(column: Column, x: float | None) -> str:
     """A value reference in prose: the number with its unit, as in the table's header."""
-    return quantity(x, COLUMNS[column][1])
+    return _count(x) if column in INTEGER_COLUMNS else quantity(x, COLUMNS[column][1])
+
+
+def _count(x: float | None) -> str:
+    return DASH if x is None or not math.isfinite(x) else f"{round(x):,}"
 
 
 def ratio(x: float | None) -> str:

@@ -109,6 +109,8 @@ def _row(entry: rs.Entry, v: rs.RowView, raw: rs.Row | None, p: rs.Provenance) -
         noisy=v.noisy,
         counters=C.figures(v.counters, v.bytes_moved),
         copy_ref=copy_ref,
+        pct_shared_peak=_finite(v.pct_of_shared_peak),
+        registers=v.registers,
     )
 
 

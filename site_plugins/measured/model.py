@@ -42,6 +42,8 @@ class Row:
     # this row; empty where none were collected. None: undefined (e.g. no shared instructions).
     counters: dict[str, float | None] = field(default_factory=dict)
     copy_ref: str = ""  # what "% of copy" divides by, e.g. "copy at 8192x8192, 3,835 GB/s"
+    pct_shared_peak: float | None = None  # shared GB/s over all SMs' banks at the recorded SM clock
+    registers: int | None = None  # per thread, the compiler's count for the row's function
 
 
 @dataclass(frozen=True)

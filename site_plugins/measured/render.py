@@ -203,7 +203,10 @@ def figure(row: Row, column: Column) -> float | None:
         "gflops": row.gflops,
         "pct_copy": row.pct_copy,
         "pct_peak": row.pct_peak,
+        "pct_shared_peak": row.pct_shared_peak,
     }
+    if column == "registers" and row.registers is not None:  # the compiler's count, recorded at load
+        return float(row.registers)
     return timing[column] if column in timing else row.counters.get(column)
 
 

@@ -372,3 +372,18 @@ def test_a_pending_flag_left_on_a_measured_experiment_is_a_problem(repo: Path) -
         "code/toy/experiment.yaml:1: experiment 'toy-copy' has a result on node 'test-node' but its spec still "
         "says 'pending: true'; remove 'pending: true' from code/toy/experiment.yaml"
     ]
+
+
+def test_registers_and_percent_of_the_banks_come_from_the_committed_day15_result() -> None:
+    """Registers are the compiler's count recorded at load; % of the banks divides the shared-memory
+    GB/s by 132 SMs x 128 bytes per clock at the median recorded SM clock."""
+    repo = Path(__file__).resolve().parents[2]
+    e = R.load_all(repo).get("day15-bank-conflicts", "h200-1")
+    one, worst = e.row("stride-1", "16384 blocks x 256 loads"), e.row("stride-32", "16384 blocks x 256 loads")
+    assert one is not None and worst is not None
+    assert one.registers == 19 and e.provenance is not None and e.provenance.sm_count == 132
+    peak = 132 * 128 * 1980 * 1e6 / 1e9  # every sample of that run was read at 1980 MHz
+    assert one.pct_of_shared_peak == pytest.approx(100 * one.shared_gbps / peak)  # type: ignore[operator]
+    assert 60 < one.pct_of_shared_peak < 80 and 2.5 < worst.pct_of_shared_peak < 3.5  # type: ignore[operator]
+    copy = R.load_all(repo).get("day13-transpose", "h200-1").row("copy", "8192x8192")
+    assert copy is not None and copy.pct_of_shared_peak is None  # no shared bytes declared

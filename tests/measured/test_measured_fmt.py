@@ -62,3 +62,11 @@ def test_size_labels_other_than_dims_stay_as_written() -> None:
     assert fmt.size_label("2003x3001x1999") == f"2003{NB}\u00d7{NB}3001{NB}\u00d7{NB}1999"
     assert fmt.size_label("16384 blocks x 256 loads") == "16384 blocks x 256 loads"
     assert fmt.size_label("256 MiB") == "256 MiB"
+
+
+def test_registers_are_whole_numbers_in_cells_and_prose() -> None:
+    from site_plugins.measured import fmt
+
+    assert fmt.cell("registers", 31.0) == "31" and fmt.prose("registers", 127.0) == "127"
+    assert fmt.cell("registers", None) == fmt.DASH
+    assert fmt.prose("pct_shared_peak", 70.12) == "70.1\u00a0%"
