@@ -138,13 +138,14 @@ def expanded_size(node: yaml.Node, limit: int = MAX_EXPANDED_NODES) -> int:
     return size(node)
 
 
-def parse_yaml(text: str, path: str, first_line: int = 1, *,
-               allow_aliases: bool = False) -> tuple[yaml.Node | None, list[Problem]]:
+def parse_yaml(text: str, path: str, first_line: int = 1, *, allow_aliases: bool = False,
+               max_bytes: int = textfile.MAX_BYTES) -> tuple[yaml.Node | None, list[Problem]]:
     """Compose ``text`` into a node tree within bounds; ``first_line`` is the file line of the text's
-    first line. Size, control characters, nesting depth, aliases (refused unless ``allow_aliases``;
-    then never cyclic and capped in expanded size) and syntax errors each become one problem."""
-    if len(text) > textfile.MAX_BYTES:
-        return None, [textfile.size_problem(path, len(text), textfile.MAX_BYTES)]
+    first line. Size (``max_bytes``: a machine-written registry that grows with the content may allow
+    more), control characters, nesting depth, aliases (refused unless ``allow_aliases``; then never
+    cyclic and capped in expanded size) and syntax errors each become one problem."""
+    if len(text) > max_bytes:
+        return None, [textfile.size_problem(path, len(text), max_bytes)]
     control = textfile.control_problem(text, path, first_line)
     if control:
         return None, [control]

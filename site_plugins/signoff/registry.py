@@ -21,6 +21,9 @@ from site_plugins.signoff.model import FILE, EntrySignoff, Pair, Person, Registr
 FINGERPRINT = re.compile(r"^sha256:[0-9a-f]{64}$")
 _COMMIT = re.compile(r"^[0-9a-f]{7,64}$")
 T = TypeVar("T")
+#: signoff.yaml grows by about 1.5 KB per signed entry (two SSH signatures and their digests), so it may
+#: be larger than a hand-written data file: this allows some twenty thousand signed entries.
+MAX_BYTES = 32 * 1024 * 1024
 
 
 def load(root: Path) -> tuple[Registry, list[Problem]]:
@@ -28,7 +31,7 @@ def load(root: Path) -> tuple[Registry, list[Problem]]:
     path = root / FILE
     if not path.is_file():
         return Registry(), []
-    text, problems = textfile.read(path, FILE)
+    text, problems = textfile.read(path, FILE, max_bytes=MAX_BYTES)
     return parse(text) if text is not None else (Registry(), problems)
 
 
@@ -50,7 +53,7 @@ def parse(text: str) -> tuple[Registry, list[Problem]]:
 
 def compose(text: str) -> tuple[Any, list[Problem]]:
     """The YAML node tree of ``text``, read within the schema's bounds (no aliases, capped depth and size)."""
-    return schema.parse_yaml(text, FILE)
+    return schema.parse_yaml(text, FILE, max_bytes=MAX_BYTES)
 
 
 def _salvage(node: Any) -> Registry:
