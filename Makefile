@@ -18,14 +18,16 @@ $(BIN)/python:
 	$(BIN)/python -m pip install -q -e '.[test]'
 	touch $@ .stamp-install
 
+# Built into a temporary folder and moved into place only when the build succeeded: a failed build
+# leaves the last good site/ as it was. The last line says what was published.
 site: .stamp-install
-	$(BIN)/mkdocs build --strict --site-dir site
+	$(BIN)/gloss build --site-dir site
 
 serve: .stamp-install
 	GLOSS_PREVIEW=1 $(BIN)/mkdocs serve --dev-addr 127.0.0.1:8000
 
 preview: .stamp-install
-	GLOSS_PREVIEW=1 $(BIN)/mkdocs build --site-dir site-preview
+	GLOSS_PREVIEW=1 $(BIN)/gloss build --no-strict --site-dir site-preview
 
 # All three run even when one fails; the target fails if any did, naming which.
 test: .stamp-test

@@ -13,7 +13,8 @@ from collections.abc import Callable, Sequence
 
 # command -> (module, function, one-line help)
 COMMANDS: dict[str, tuple[str, str, str]] = {
-    "check": ("site_plugins.content_cli", "main", "validate every term and lesson (the build's checks)"),
+    "check": ("site_plugins.content_cli", "main", "run every check the build runs, without building"),
+    "build": ("site_plugins.sitebuild", "main", "build the site; a failed build keeps the last good one"),
     "measure": ("measure.cli", "main", "run, verify and list measurements (run needs a verification node)"),
     "links": ("site_plugins.links.cli", "main", "check source links and record evidence"),
     "new": ("site_plugins.scaffold_cli", "new_main", "scaffold a new term or lesson"),

@@ -46,7 +46,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from site_plugins import atomic
+from site_plugins import atomic, safejson, textfile
 from site_plugins.messages import Problem, ProblemsError
 from site_plugins.schema import from_mapping, meta
 
@@ -154,19 +154,19 @@ def load(path: Path, display: str | None = None) -> Evidence:
     Raises :class:`EvidenceError` with ``path:line: problem; remedy`` problems if the file is unusable.
     """
     name = display or path.name
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
+    if not path.exists():
         return Evidence()
+    text, problems = textfile.read(path, name, safejson.MAX_BYTES)  # bounded: size, encoding
+    if text is None:
+        raise EvidenceError(problems)
     return parse(text, name)
 
 
 def parse(text: str, name: str = DEFAULT_PATH) -> Evidence:
     remedy = f"restore {name} from git (it is written only by 'gloss links check')"
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise EvidenceError([Problem(name, exc.lineno, f"not valid JSON: {exc.msg}", remedy)]) from None
+    data, problems = safejson.loads(text, name)  # bounded: nesting depth, duplicate keys
+    if problems:
+        raise EvidenceError([Problem(p.path, p.line, p.problem, remedy) for p in problems])
     if not isinstance(data, dict):
         raise EvidenceError([Problem(name, 1, "the evidence file must hold a JSON object", remedy)])
     value, problems = from_mapping(_FileData, data, name)

@@ -148,7 +148,8 @@ def test_unreadable_evidence_is_an_environment_error(tmp_path: Path, capsys: pyt
     code, _, err = run(capsys, "check", "--offline", "--no-site", "--root", root)
     assert code == 2
     assert err == ("error: links-evidence.json:2: not valid JSON: Expecting property name enclosed in double "
-                   "quotes; restore links-evidence.json from git (it is written only by 'gloss links check')\n")
+                   "quotes (column 3); restore links-evidence.json from git "
+                   "(it is written only by 'gloss links check')\n")
 
 
 @pytest.mark.parametrize(("args", "message"), [

@@ -68,7 +68,7 @@ def test_atomic_write_keeps_old_file_when_writing_fails(tmp_path: Path, monkeypa
 
 
 @pytest.mark.parametrize(("text", "message"), [
-    ("{", "links-evidence.json:1: not valid JSON: Expecting property name enclosed in double quotes; "
+    ("{", "links-evidence.json:1: not valid JSON: Expecting property name enclosed in double quotes (column 2); "
           "restore links-evidence.json from git (it is written only by 'gloss links check')"),
     ("[]", "links-evidence.json:1: the evidence file must hold a JSON object; "
            "restore links-evidence.json from git (it is written only by 'gloss links check')"),
