@@ -1,4 +1,4 @@
-"""The MkDocs plugin: thin event adapters over :mod:`site_plugins.pipeline`.
+"""The MkDocs plugin: thin event adapters over :mod:`site_plugins.checks` and :mod:`site_plugins.pipeline`.
 
 Content problems are warnings on ``mkdocs.plugins.gloss`` (``mkdocs build --strict`` fails on them,
 ``mkdocs serve`` shows them and keeps serving); structural problems raise ``PluginError``.
@@ -6,10 +6,8 @@ Content problems are warnings on ``mkdocs.plugins.gloss`` (``mkdocs build --stri
 
 from __future__ import annotations
 
-import datetime as dt
 import logging
 import os
-from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -22,8 +20,7 @@ from mkdocs.structure.files import File, Files
 from mkdocs.structure.nav import Navigation
 from mkdocs.structure.pages import Page
 
-from site_plugins import images, measured, navorder, pipeline, render
-from site_plugins.content import source_urls
+from site_plugins import checks, navorder, pipeline, render
 from site_plugins.links import evidence
 from site_plugins.messages import Problem
 
@@ -48,6 +45,7 @@ class GlossConfig(base.Config):
 class GlossPlugin(BasePlugin[GlossConfig]):
     def __init__(self) -> None:
         self.build: pipeline.Build | None = None
+        self.checked: checks.Checked | None = None
         self.root = Path.cwd()
         self.docs_dir = "content"
         self.draft_links: list[Problem] = []
@@ -56,6 +54,12 @@ class GlossPlugin(BasePlugin[GlossConfig]):
     def preview(self) -> bool:
         return bool(self.config.preview) or os.environ.get("GLOSS_PREVIEW", "") not in ("", "0")
 
+    @property
+    def options(self) -> checks.Options:
+        return checks.Options(docs_dir=self.docs_dir, preview=self.preview, evidence_file=self.config.evidence_file,
+                              evidence_max_age_days=self.config.evidence_max_age_days,
+                              chrome=tuple(self.config.chrome))
+
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
         self.root = Path(config.config_file_path or ".").resolve().parent
         docs = Path(config.docs_dir).resolve()
@@ -63,6 +67,9 @@ class GlossPlugin(BasePlugin[GlossConfig]):
             self.docs_dir = docs.relative_to(self.root).as_posix()
         except ValueError as exc:
             raise PluginError(f"gloss: docs_dir {docs} must lie inside the project at {self.root}") from exc
+        # Links to missing pages are reported by our own check, with their line, in drafts too (and by
+        # `gloss check`); MkDocs' own line-less report of the same links is kept for the verbose log.
+        config.validation.links.not_found = logging.INFO
         # Every stylesheet of ours (the anatomy's, the measurement tables' and charts') is served
         # from the site itself: no external requests.
         for css in sorted(ASSETS.rglob("*.css")):
@@ -72,22 +79,17 @@ class GlossPlugin(BasePlugin[GlossConfig]):
         return config
 
     def on_files(self, files: Files, /, *, config: MkDocsConfig) -> Files:
-        path = self.root / self.config.evidence_file
         try:
-            ev = evidence.load(path, self.config.evidence_file)
+            self.checked = checked = checks.run(self.root, self.options)
         except evidence.EvidenceError as exc:
             raise PluginError(str(exc)) from exc
-        self.build = build = pipeline.prepare(self.root, self.docs_dir, preview=self.preview,
-                                              checked=_checked_on(ev), chrome=self.config.chrome)
-        self.draft_links = list(build.draft_links)
-        stale = evidence.evidence_problems(ev, source_urls(build.content),
-                                           max_age_days=self.config.evidence_max_age_days,
-                                           today=dt.datetime.now(dt.UTC).date(),
-                                           evidence_path=self.config.evidence_file)
-        for problem in sorted(set(build.problems) | set(stale)):
+        self.build = build = checked.build
+        self.draft_links = list(checked.draft_links)
+        for problem in checked.problems:  # exactly what `gloss check` prints
             log.warning(str(problem))
-        # drafts; files that are not entries; pages that are neither entries nor declared chrome
-        for uri in [*build.hidden, *sorted(build.content.unloaded), *build.unlisted]:
+        # drafts; files that are not entries; pages that are neither entries nor declared chrome; pages
+        # MkDocs must not read (unreadable, or front matter refused; already reported)
+        for uri in [*build.hidden, *sorted(build.content.unloaded | checked.dropped), *build.unlisted]:
             f = files.get_file_from_path(uri)
             if f is not None:
                 files.remove(f)
@@ -123,16 +125,8 @@ class GlossPlugin(BasePlugin[GlossConfig]):
         markdown = build.pages.get(uri, markdown)
         if uri in build.term_tips:  # a search for a term's name finds its own entry before pages using it
             page.meta.setdefault("search", {}).setdefault("boost", TERM_SEARCH_BOOST)
-        if uri not in build.pages and build.view is not None:  # hand-written pages such as the home page
-            # Same rules as entries: measurement directives work, hand-typed figures are flagged.
-            first_line = _body_line(page.file.abs_src_path, markdown)
-            expansion = measured.expand(markdown, path=f"{self.docs_dir}/{uri}", first_line=first_line,
-                                        view=build.view, preview=self.preview)
-            for problem in [*expansion.problems, *images.external_images(markdown, path=f"{self.docs_dir}/{uri}",
-                                                                         first_line=first_line)]:
-                log.warning(str(problem))
-            markdown, hits = render.unlink_hidden(expansion.markdown, uri, build.hidden)
-            self._drafts_linked(page, hits)
+        if uri not in build.pages and self.checked is not None:  # hand-written pages: checked in on_files
+            markdown = self.checked.handwritten.get(uri, markdown)
         return render.add_term_tips(markdown, uri, build.term_tips)
 
     def on_page_content(self, html: str, /, *, page: Page, config: MkDocsConfig, files: Files) -> str:
@@ -170,22 +164,6 @@ class GlossPlugin(BasePlugin[GlossConfig]):
 
 
 
-def _body_line(abs_src_path: str | None, markdown: str) -> int:
-    """File line of the first line of ``markdown`` (MkDocs drops the front matter and leading blank lines)."""
-    if not abs_src_path:
-        return 1
-    text = Path(abs_src_path).read_text(encoding="utf-8")
-    at = text.find(markdown[:200]) if markdown else -1
-    return text[:at].count("\n") + 1 if at >= 0 else 1
-
-
 def _line_mentioning(text: str, needle: str) -> int:
     return next((n for n, line in enumerate(text.splitlines(), start=1) if needle in line), 0)
 
-
-def _checked_on(ev: evidence.Evidence) -> Callable[[str], str | None]:
-    def checked_on(url: str) -> str | None:
-        rec = ev.last_ok(url)
-        return rec.checked_on.isoformat() if rec else None
-
-    return checked_on
