@@ -270,8 +270,16 @@ def _kind(node: yaml.Node) -> str:
     if isinstance(node, yaml.SequenceNode):
         return "a list"
     tag = node.tag.rsplit(":", 1)[-1]
-    return {"str": "a string", "int": "a whole number", "float": "a number", "bool": "a boolean",
-            "null": "nothing", "timestamp": "a date"}.get(tag, "a value")
+    words = {"str": "a string", "int": "a whole number", "float": "a number", "bool": "a boolean",
+             "null": "nothing", "timestamp": "a date"}
+    if node.tag.startswith("tag:yaml.org,2002:") and tag in words:
+        return words[tag]
+    return f"a value tagged {_short(node.tag.replace('tag:yaml.org,2002:', '!!'))}"
+
+
+def _short(text: str, limit: int = 40) -> str:
+    """``text`` cut to ``limit`` characters for a message."""
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text):,} characters)"
 
 
 def _name(where: str) -> str:
@@ -373,13 +381,13 @@ def _convert_scalar(tp: Any, node: yaml.Node, path: str, where: str, problems: l
         value = _scalar(node)
         if not _failed(value):
             return float(value) if tp is float else value
-        problems.append(Problem(path, line(node), f"{_name(where)} is not a valid {describe(tp)[2:]}: {node.value!r}",
+        problems.append(Problem(path, line(node), f"{_name(where)} is not a valid {describe(tp)[2:]}: {_short(repr(node.value))}",
                                 f"write {where or 'it'} as {describe(tp)}"))
         return _FAILED
     elif tp in (dt.date, dt.datetime) and tag == "timestamp":
         value = _scalar(node)
         if _failed(value):
-            problems.append(Problem(path, line(node), f"{_name(where)} is not a valid date: {node.value!r}",
+            problems.append(Problem(path, line(node), f"{_name(where)} is not a valid date: {_short(repr(node.value))}",
                                     f"write {where or 'it'} as {describe(tp)}"))
             return _FAILED
         if tp is dt.datetime and isinstance(value, dt.datetime):

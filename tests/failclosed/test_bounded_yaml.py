@@ -79,8 +79,12 @@ def test_bom_and_size(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(("text", "message"), [
     ("day: !!int abc\n", "f.yaml:1: 'day' is not a valid whole number: 'abc'; write day as a whole number"),
-    ("day: " + "9" * 5000 + "\n", "f.yaml:1: 'day' is not a valid whole number: '" + "9" * 5000 + "'; "
-                                   "write day as a whole number"),
+    ("day: " + "9" * 5000 + "\n", "f.yaml:1: 'day' is not a valid whole number: '" + "9" * 39 + "... "
+                                   "(5,002 characters); write day as a whole number"),
+    ("day: !!python/name:os.system x\n", "f.yaml:1: 'day' must be a whole number, got a value tagged "
+                                           "!!python/name:os.system; write day as a whole number"),
+    ("day: !local 3\n", "f.yaml:1: 'day' must be a whole number, got a value tagged !local; "
+                         "write day as a whole number"),
 ])
 def test_scalars_that_do_not_construct_are_type_problems(text: str, message: str) -> None:
     from dataclasses import dataclass
