@@ -381,8 +381,8 @@ def _convert_scalar(tp: Any, node: yaml.Node, path: str, where: str, problems: l
         value = _scalar(node)
         if not _failed(value):
             return float(value) if tp is float else value
-        problems.append(Problem(path, line(node), f"{_name(where)} is not a valid {describe(tp)[2:]}: {_short(repr(node.value))}",
-                                f"write {where or 'it'} as {describe(tp)}"))
+        what = f"{_name(where)} is not a valid {describe(tp)[2:]}: {_short(repr(node.value))}"
+        problems.append(Problem(path, line(node), what, f"write {where or 'it'} as {describe(tp)}"))
         return _FAILED
     elif tp in (dt.date, dt.datetime) and tag == "timestamp":
         value = _scalar(node)

@@ -8,10 +8,13 @@ else. A structural failure (an unusable evidence file) stops the build with its 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from tinyproject import LESSON, TERM_A
+
+from measure.resultformat import READABLE_VERSIONS
 
 TERM = "content/terms/tiling.md"
 LESSON_MD = "content/lessons/day01-intro.md"
@@ -178,7 +181,7 @@ CASES = [
     case("result not JSON", {RESULT: "{not json\n"}),
     case("result latin-1", {RESULT: b'{"a": "caf\xe9"}'}),
     case("result duplicate key", edit(RESULT, '"status": ', '"status": "ok",\n  "status": ')),
-    case("result schema version", edit(RESULT, '"schema_version": 1', '"schema_version": 7')),
+    case("result schema version", {RESULT: lambda text: re.sub(r'"schema_version": \d+', '"schema_version": 7', text)}),
     case("result negative raw time", edit(RESULT, '"times_ms": [', '"times_ms": [-')),
     case("result copied under an unregistered node", {"measure/results/a100-x/day13-transpose.json": Copy(RESULT)}),
     case("result copied under another experiment", {"measure/results/h200-1/old-copy.json": Copy(RESULT)}),
@@ -544,8 +547,8 @@ EXPECTED: dict[str, tuple[str, ...]] = {
         'object; re-run `gloss measure run day13-transpose --node h200-1`',
     ),
     'result schema version': (
-        'measure/results/h200-1/day13-transpose.json:1: invalid: schema version 7, this runner reads 1; '
-        're-run `gloss measure run day13-transpose --node h200-1`',
+        'measure/results/h200-1/day13-transpose.json:1: invalid: schema version 7, this runner reads '
+        f'{" and ".join(str(v) for v in READABLE_VERSIONS)}; re-run `gloss measure run day13-transpose --node h200-1`',
     ),
     'result negative raw time': (
         "measure/results/h200-1/day13-transpose.json:1: tampered: row 'memcpy' at 16384x16384: the "
