@@ -165,7 +165,7 @@ CASES = [
     # --- an experiment spec ---
     case("spec unparseable", edit(SPEC, "element: float32", "element: [float32")),
     case("spec alias", edit(SPEC, "element: float32", "element: &e float32")),
-    case("spec unknown key", edit(SPEC, "element: float32", "element: float32\nelements: float32")),
+    case("spec duplicate key", edit(SPEC, "element: float32", "element: float32\nelement: float32")),
     case("spec control byte", edit(SPEC, "element: float32", "element: float\x0732")),
     case("spec latin-1", {SPEC: b"id: day13-transpose\ntitle: Caf\xe9\n"}),
     case("spec duplicate experiment id", {"code/day14/experiment.yaml": Copy(SPEC),
@@ -477,9 +477,8 @@ EXPECTED: dict[str, tuple[str, ...]] = {
         'so this result cannot be checked against it; fix the spec (its problems are listed separately), '
         'then re-run `gloss measure run day13-transpose --node h200-1`',
     ),
-    'spec unknown key': (
-        "code/day13/experiment.yaml:5: unknown key 'elements'; did you mean 'element'? allowed keys: id, "
-        'title, source, element, buffers, sizes, kernels, ceilings',
+    'spec duplicate key': (
+        "code/day13/experiment.yaml:5: duplicate key 'element'; keep only one of them",
         'measure/results/h200-1/day13-transpose.json:1: stale: code/day13/experiment.yaml does not load, '
         'so this result cannot be checked against it; fix the spec (its problems are listed separately), '
         'then re-run `gloss measure run day13-transpose --node h200-1`',
