@@ -26,7 +26,7 @@ RESULT = "measure/results/h200-1/day13-transpose.json"
 SIGNOFF = "signoff.yaml"
 EVIDENCE = "links-evidence.json"
 
-SIGNOFF_YAML = "people:\n  - name: Ada Author\n  - name: Rex Reviewer\nentries: {}\n"
+SIGNOFF_YAML = "# Sign-offs of the tiny project: none yet.\npeople: []\nentries: {}\n"
 EVIDENCE_JSON = '{\n  "format": 1,\n  "urls": {}\n}\n'
 # About 400 bytes that would expand to 9**9 (387 million) values.
 BOMB = "a0: &a0 [x, x, x, x, x, x, x, x, x]\n" + "".join(
@@ -186,10 +186,10 @@ CASES = [
     case("result copied under an unregistered node", {"measure/results/a100-x/day13-transpose.json": Copy(RESULT)}),
     case("result copied under another experiment", {"measure/results/h200-1/old-copy.json": Copy(RESULT)}),
     # --- signoff.yaml ---
-    case("signoff control byte", {SIGNOFF: SIGNOFF_YAML.replace("Ada", "A\x07da")}),
+    case("signoff control byte", {SIGNOFF: SIGNOFF_YAML.replace("none yet", "none\x07 yet")}),
     case("signoff recursive alias", {SIGNOFF: "people: &p [*p]\nentries: {}\n"}),
-    case("signoff unknown key", {SIGNOFF: SIGNOFF_YAML + "signed: []\n"}),
-    case("signoff latin-1", {SIGNOFF: SIGNOFF_YAML.replace("Ada", "Ad\xe9").encode("latin-1")}),
+    case("signoff duplicate key", {SIGNOFF: SIGNOFF_YAML + "entries: {}\n"}),
+    case("signoff latin-1", {SIGNOFF: SIGNOFF_YAML.replace("none yet", "n\xe9").encode("latin-1")}),
     # --- the link evidence (structural: the build stops) ---
     case("evidence deep JSON", {EVIDENCE: DEEP_JSON}, structural=True),
     case("evidence not JSON", {EVIDENCE: "{\n  oops\n}\n"}, structural=True),
@@ -565,17 +565,17 @@ EXPECTED: dict[str, tuple[str, ...]] = {
         "is named for 'old-copy' on 'h200-1'; re-run `gloss measure run old-copy --node h200-1`",
     ),
     'signoff control byte': (
-        'signoff.yaml:2: control character U+0007 at column 12; delete it (only tab and newline may '
+        'signoff.yaml:1: control character U+0007 at column 38; delete it (only tab and newline may '
         'appear in text)',
     ),
     'signoff recursive alias': (
         "signoff.yaml:1: YAML anchor '&p' is not allowed here; remove it and write each value out in full",
     ),
-    'signoff unknown key': (
-        "signoff.yaml:5: unknown key 'signed'; allowed keys: people, entries",
+    'signoff duplicate key': (
+        "signoff.yaml:4: duplicate key 'entries'; keep only one of them",
     ),
     'signoff latin-1': (
-        'signoff.yaml:2: not UTF-8 text (byte 0xe9 at column 13); save the file as UTF-8',
+        'signoff.yaml:1: not UTF-8 text (byte 0xe9 at column 35); save the file as UTF-8',
     ),
     'evidence deep JSON': (
         'links-evidence.json:1: JSON nested more than 64 levels deep; restore links-evidence.json from '
