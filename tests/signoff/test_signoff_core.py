@@ -432,3 +432,49 @@ def test_a_signature_with_another_persons_key_does_not_make_a_pair() -> None:
     assert [p.problem for p in problems] == [
         f"the reviewer signature of {PATH} names Rex Reviewer but was made with Ada Author's key {key_sha('ada')}"]
     assert signoff.assess(reg, S).state == "awaiting-review"
+
+
+# --- reading a large registry fast, within the same bounds -----------------------------------------------
+
+UNUSUAL = [
+    ("people: &a []\nentries: *a\n",
+     "signoff.yaml:1: YAML anchor '&a' is not allowed here; remove it and write each value out in full"),
+    ("people: []\nentries: {}\nx: " + "[" * 40 + "]" * 40 + "\n",
+     "signoff.yaml:3: the YAML is nested more than 32 levels deep; flatten it; no key here needs that much nesting"),
+    ("people: []\x07\n",
+     "signoff.yaml:1: control character U+0007 at column 11; delete it (only tab and newline may appear in text)"),
+    ("people: [\n", "signoff.yaml:2: malformed YAML: expected the node content, but found '<stream end>'; "
+                    "fix the YAML syntax at this line"),
+]
+
+
+@pytest.mark.parametrize(("text", "message"), UNUSUAL, ids=["alias", "deep", "control", "syntax"])
+def test_the_fast_reader_leaves_anything_unusual_to_the_bounded_one(text: str, message: str) -> None:
+    from site_plugins.signoff import registry
+
+    assert registry._plain_compose(text) is None
+    assert [str(p) for p in signoff.parse(text)[1]] == [message]
+
+
+def test_the_fast_reader_gives_the_same_tree_and_lines() -> None:
+    from site_plugins import schema
+    from site_plugins.signoff import registry
+
+    text = PEOPLE + f"entries:\n  {PATH}:\n    author: {sig('Ada Author')}\n    reviewer: {rev('Rex Reviewer')}\n"
+    fast = registry._plain_compose(text)
+    slow, problems = schema.parse_yaml(text, "signoff.yaml")
+    assert fast is not None and slow is not None and problems == []
+    assert yaml_shape(fast) == yaml_shape(slow)
+    reg, problems = signoff.parse(text)
+    assert problems == [] and schema.line_of(reg.entries[PATH].reviewer) == L + 4
+
+
+def yaml_shape(node: object) -> object:
+    import yaml
+
+    assert isinstance(node, yaml.Node)
+    if isinstance(node, yaml.MappingNode):
+        return [(yaml_shape(k), yaml_shape(v)) for k, v in node.value]
+    if isinstance(node, yaml.SequenceNode):
+        return [yaml_shape(v) for v in node.value]
+    return (node.tag, node.value, node.start_mark.line)
