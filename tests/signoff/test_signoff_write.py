@@ -85,3 +85,36 @@ def test_a_failed_write_leaves_the_old_file_untouched(tmp_path: Path,
         sign(tmp_path, A, "author", "Ada Author")
     assert (tmp_path / "signoff.yaml").read_bytes() == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["signoff.yaml"]
+
+
+def test_later_writes_splice_the_entry_blocks_and_match_the_round_trip(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    from site_plugins.signoff import store
+
+    shutil.copy(ROOT / "signoff.yaml", tmp_path / "signoff.yaml")
+    original = (tmp_path / "signoff.yaml").read_text(encoding="utf-8")
+    people = "people:\n" + person_yaml("Ada Author") + person_yaml("Rex Reviewer", False)
+    (tmp_path / "signoff.yaml").write_text(original.replace("people: []\n", people), encoding="utf-8")
+    sign(tmp_path, B, "author", "ada")  # the first entry goes through the round trip (entries: {})
+    round_trip = store._round_trip
+    expected: list[str] = []
+
+    def no_round_trip(text: str, records: object) -> str:
+        raise AssertionError("the splice should have been used")
+
+    def checked_write(target: Path, text: str) -> None:
+        assert text == expected[-1]
+        target.write_text(text, encoding="utf-8")
+
+    monkeypatch.setattr(store, "_round_trip", no_round_trip)
+    monkeypatch.setattr(store.atomic, "write_text", checked_write)
+    for s, role, name in ((A, "author", "Ada Author"), (C, "author", "Ada Author"), (B, "reviewer", "Rex Reviewer"),
+                          (A, "reviewer", "Rex Reviewer")):
+        reg, _ = signoff.load(tmp_path)
+        record, _ = plan_signature(reg, s, role, name, on=T2, commit=None)  # type: ignore[arg-type]
+        expected.append(round_trip((tmp_path / "signoff.yaml").read_text(encoding="utf-8"), {s.path: record}))
+        signoff.write_entry(tmp_path, s.path, record)
+    reg, problems = signoff.load(tmp_path)
+    assert problems == []
+    assert [signoff.assess(reg, s).state for s in (A, B, C)] == ["signed", "signed", "awaiting-review"]
+    assert list(reg.entries) == [C.path, A.path, B.path]  # path order
