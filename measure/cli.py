@@ -195,10 +195,21 @@ def cmd_show(args: argparse.Namespace) -> int:
     if entry.result is None:
         _print_problems(entry.problems)
         return 1
+    from measure import counters as C
+
     table = Table(title=f"{entry.experiment} on {entry.node} ({entry.state})", caption=entry.provenance_sentence())
-    for col in ("kernel", "size", "median µs", "IQR µs", "GB/s", "GFLOP/s", "% peak", "% copy", "flags"):
+    views = entry.ceiling_rows() + entry.rows()
+    # Counter columns (Nsight Compute) where the result has them: the kernel's own time and the causes.
+    derived: tuple[str, ...] = ()
+    if any(v.counters for v in views):
+        derived = ("ktime", "conflict_ways_ld", "conflict_ways_st", "sectors_per_req_ld", "sectors_per_req_st")
+        derived += ("dram_ratio",)
+    heads = ("kernel", "size", "median µs", "IQR µs", "GB/s", "GFLOP/s", "% peak", "% copy")
+    for col in (*heads, *(C.DERIVED[d].what for d in derived), "flags"):
         table.add_column(col, justify="left" if col in ("kernel", "size", "flags") else "right")
-    for v in entry.ceiling_rows() + entry.rows():
+    for v in views:
+        figs = C.figures(v.counters, v.bytes_moved)
+        pct_copy = entry.pct_of_copy(v)
         flags = ", ".join(
             f
             for f, on in (
@@ -217,7 +228,8 @@ def cmd_show(args: argparse.Namespace) -> int:
             f"{v.gbps:.1f}",
             f"{v.gflops:.1f}" if v.gflops is not None else "",
             f"{v.pct_of_peak:.1f}",
-            f"{v.pct_of_copy_ceiling:.1f}",
+            f"{pct_copy:.1f}" if pct_copy is not None else "",
+            *(f"{x:.2f}" if (x := figs.get(d)) is not None else "" for d in derived),
             flags,
         )
     _console().print(table)

@@ -42,6 +42,12 @@ def test_list_and_show(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> No
     assert main(["--root", str(tmp_path), "show", "toy-copy"]) == 0
     out = capsys.readouterr().out
     assert "slow copy" in out and "64M" in out
+    assert "kernel µs" not in out  # no counters, no counter columns
+    T.write(tmp_path, T.make_result(tmp_path, with_counters=True))
+    assert main(["--root", str(tmp_path), "show", "toy-copy"]) == 0
+    out = capsys.readouterr().out
+    assert "kernel µs" in out and "ld ways" in out and "declared" in out
+    assert " 2.00 " in out and " 1.00 " in out  # the synthetic counters: 2-way loads, DRAM = declared
 
 
 def test_usage_errors_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
