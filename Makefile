@@ -24,7 +24,7 @@ site: .stamp-install
 	$(BIN)/gloss build --site-dir site
 
 serve: .stamp-install
-	GLOSS_PREVIEW=1 $(BIN)/mkdocs serve --dev-addr 127.0.0.1:8000
+	GLOSS_PREVIEW=1 $(BIN)/mkdocs serve --dirty --dev-addr 127.0.0.1:8000
 
 preview: .stamp-install
 	GLOSS_PREVIEW=1 $(BIN)/gloss build --no-strict --site-dir site-preview

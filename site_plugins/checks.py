@@ -35,6 +35,7 @@ class Options:
     evidence_file: str = "links-evidence.json"
     evidence_max_age_days: int = 365
     chrome: tuple[str, ...] = ("index.md",)  # hand-written pages published without sign-off
+    nav_max_terms: int = 60  # the most terms one navigation section lists (site_plugins/nav.py)
 
 
 @dataclass
@@ -107,11 +108,13 @@ def _handwritten(root: Path, opts: Options, build: pipeline.Build, checked: Chec
     return out
 
 
-def run(root: Path, opts: Options, today: dt.date | None = None) -> Checked:
+def run(root: Path, opts: Options, today: dt.date | None = None, reuse: pipeline.Reuse | None = None) -> Checked:
     """Every problem the build reports. Raises :class:`evidence.EvidenceError` when the evidence file is
-    unusable (a structural failure: the build stops)."""
+    unusable (a structural failure: the build stops). ``reuse``: work kept from the previous build of a
+    ``mkdocs serve``."""
     ev = evidence.load(root / opts.evidence_file, opts.evidence_file)
-    build = pipeline.prepare(root, opts.docs_dir, preview=opts.preview, checked=_checked_on(ev), chrome=opts.chrome)
+    build = pipeline.prepare(root, opts.docs_dir, preview=opts.preview, checked=_checked_on(ev), chrome=opts.chrome,
+                             nav_max_terms=opts.nav_max_terms, reuse=reuse)
     checked = Checked(build, ev, list(build.problems), draft_links=list(build.draft_links))
     checked.problems += evidence.evidence_problems(
         ev, source_urls(build.content), max_age_days=opts.evidence_max_age_days,

@@ -10,6 +10,7 @@ between ``---`` lines, checked against :class:`TermMeta` or :class:`LessonMeta`.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -142,6 +143,17 @@ def split_front_matter(text: str) -> FrontMatter | None:
 
 def parse_entry(kind: Kind, path: str, src_uri: str, text: str) -> tuple[Entry | None, list[Problem]]:
     """Parse one file; the slug comes from the file name."""
+    entry, problems = _parse_entry(kind, path, src_uri, text)
+    return entry, list(problems)
+
+
+@functools.lru_cache(maxsize=16384)  # pure: `mkdocs serve` re-reads every entry on each rebuild, most unchanged
+def _parse_entry(kind: Kind, path: str, src_uri: str, text: str) -> tuple[Entry | None, tuple[Problem, ...]]:
+    entry, problems = _parse(kind, path, src_uri, text)
+    return entry, tuple(problems)
+
+
+def _parse(kind: Kind, path: str, src_uri: str, text: str) -> tuple[Entry | None, list[Problem]]:
     stem = PurePosixPath(path).stem
     fm = split_front_matter(text)
     if fm is None:

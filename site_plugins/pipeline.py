@@ -11,7 +11,7 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from site_plugins import measured, publish, render
+from site_plugins import measured, nav, publish, render
 from site_plugins.content import (
     Content,
     Entry,
@@ -56,6 +56,7 @@ class Build:
     content: Content = field(default_factory=Content)  # the working copy
     published: Content = field(default_factory=Content)  # each entry as it is published (signed version)
     view: measured.ResultsView | None = None
+    letters: list[nav.Letter] = field(default_factory=list)  # the A–Z grouping of shown terms (navigation)
 
 
 def entry_excerpts(root: Path, entry: Entry, tree: Tree | None = None) -> tuple[list[Excerpt], list[Problem]]:
@@ -144,19 +145,51 @@ def signable_at(root: Path, view: measured.ResultsView, content: Content) -> Cal
     return at
 
 
+@dataclass
+class Reuse:
+    """What the rebuilds of one ``mkdocs serve`` share: the results view and each entry's staged form,
+    valid while no file under ``measure/results/``, ``measure/nodes.yaml`` or ``code/`` changed."""
+
+    stamp: tuple[tuple[str, int, int], ...] = ()
+    view: measured.ResultsView | None = None
+    staged: dict[tuple[str, str], Staged] = field(default_factory=dict)  # (path, text) -> staged form
+
+    def refresh(self, root: Path) -> measured.ResultsView:
+        stamp = _stamp(root, ("measure/results", "measure/nodes.yaml", "code"))
+        if stamp != self.stamp or self.view is None:
+            self.stamp, self.view, self.staged = stamp, measured.load_view(root), {}
+        return self.view
+
+
+def _stamp(root: Path, paths: tuple[str, ...]) -> tuple[tuple[str, int, int], ...]:
+    out = []
+    for rel_path in paths:
+        top = root / rel_path
+        for f in sorted([top] if top.is_file() else top.rglob("*") if top.is_dir() else []):
+            if f.is_file():
+                st = f.stat()
+                out.append((f.relative_to(root).as_posix(), st.st_mtime_ns, st.st_size))
+    return tuple(out)
+
+
 def prepare(root: Path, docs_dir: str = "content", *, preview: bool = False,
-            checked: Callable[[str], str | None] | None = None, chrome: Collection[str] = ("index.md",)) -> Build:
+            checked: Callable[[str], str | None] | None = None, chrome: Collection[str] = ("index.md",),
+            nav_max_terms: int = 60, reuse: Reuse | None = None) -> Build:
     """Load, check and render every entry and generated page. ``chrome``: the docs paths of hand-written
     pages published without sign-off (any other page outside terms/ and lessons/ is left out and reported).
-    ``checked(url)`` gives a source's
-    last successful check date (YYYY-MM-DD) or None."""
+    ``checked(url)`` gives a source's last successful check date (YYYY-MM-DD) or None; ``nav_max_terms``
+    is the most terms one navigation section lists (see :mod:`site_plugins.nav`); ``reuse`` carries work
+    over from the previous build of the same project (``mkdocs serve``)."""
     content, problems = load_content(root, docs_dir)
     build = Build(problems=list(problems), content=content)
-    view = measured.load_view(root)
+    view = reuse.refresh(root) if reuse else measured.load_view(root)
     build.view = view
     build.problems += view.problems  # every spec, result and node file, embedded or not
     checked = checked or (lambda url: None)
-    staged = {e.path: stage(root, e, view) for e in content.entries()}
+    kept = reuse.staged if reuse else {}
+    staged = {e.path: kept.get((e.path, e.text)) or stage(root, e, view) for e in content.entries()}
+    if reuse:
+        reuse.staged = {(e.path, e.text): staged[e.path] for e in content.entries()}
     signables = [signable(root, e, view, staged[e.path]) for e in content.entries()]
     states, state_problems = publish.decide(root, signables, preview=preview,
                                             signable_at=signable_at(root, view, content))
@@ -206,8 +239,9 @@ def prepare(root: Path, docs_dir: str = "content", *, preview: bool = False,
     served_files: dict[str, str] = {}
     for uri, e in shown.items():
         st = states[e.path]
-        # The working copy in a published build renders exactly as it was fingerprinted: reuse that.
-        if uri not in snapshots and not preview:
+        # The working copy renders exactly as it was fingerprinted: reuse that. (Preview differs from the
+        # published form only where an embed or a figure has a problem: it marks them in place.)
+        if uri not in snapshots and (not preview or not staged[e.path].expansion.problems):
             expansion, excerpts = staged[e.path].expansion, staged[e.path].excerpts
             build.code_files.update(staged[e.path].files)
         elif uri in snapshots:
@@ -250,6 +284,11 @@ def prepare(root: Path, docs_dir: str = "content", *, preview: bool = False,
     build.pages[GLOSSARY_INDEX] = render.render_glossary_index(GLOSSARY_INDEX, terms, pending("term"),
                                                                 preview=preview)
     build.pages[LESSON_INDEX] = render.render_lesson_index(LESSON_INDEX, lessons, pending("lesson"), preview=preview)
+    named = render.az_order(terms)
+    build.letters = nav.group([(t.src_uri, name) for t, name in named], nav_max_terms)
+    names, ledes = {t.src_uri: name for t, name in named}, {t.src_uri: t.lede for t in terms}
+    for letter in build.letters:
+        build.pages[letter.uri] = nav.letter_page(letter, titles=names, ledes=ledes, index_uri=GLOSSARY_INDEX)
     build.pages[MEASUREMENTS_PAGE] = measured.measurements_page(view, embedded_by)
     for file, text in build.code_files.items():
         language = "cuda" if PurePosixPath(file).suffix in (".cu", ".cuh") else "text"
@@ -258,7 +297,7 @@ def prepare(root: Path, docs_dir: str = "content", *, preview: bool = False,
     # Links from shown pages to hidden drafts become plain text, with a warning naming both pages. Links
     # to files that are not entries (already reported) become plain text too.
     gone = {**dict.fromkeys(content.unloaded, ""), **build.hidden}
-    for uri, md in list(build.pages.items()):
+    for uri, md in list(build.pages.items()) if gone else []:
         new, hits = render.unlink_hidden(md, uri, gone)
         if hits:
             build.pages[uri] = new

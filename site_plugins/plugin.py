@@ -20,7 +20,9 @@ from mkdocs.structure.files import File, Files
 from mkdocs.structure.nav import Navigation
 from mkdocs.structure.pages import Page
 
-from site_plugins import checks, navorder, pipeline, render
+from site_plugins import checks, navorder, pipeline, render, stash
+from site_plugins import nav as site_nav
+from site_plugins.incremental import Incremental, date_back
 from site_plugins.links import evidence
 from site_plugins.messages import Problem
 
@@ -40,6 +42,8 @@ class GlossConfig(base.Config):
     chrome = c.ListOfItems(c.Type(str), default=["index.md"])
     """Hand-written site chrome published without sign-off (docs paths, e.g. the home page). Every other
     page must be a term or a lesson: an unlisted page is left out and fails a strict build."""
+    nav_max_terms = c.Type(int, default=60)
+    """The most terms one navigation section lists; a larger letter of the A–Z is cut into runs."""
 
 
 class GlossPlugin(BasePlugin[GlossConfig]):
@@ -49,6 +53,21 @@ class GlossPlugin(BasePlugin[GlossConfig]):
         self.root = Path.cwd()
         self.docs_dir = "content"
         self.draft_links: list[Problem] = []
+        self.stashes: dict[str, stash.Stash] = {}  # page src_uri -> finished HTML kept away from Markdown
+        self.incremental: Incremental | None = None  # set under `mkdocs serve --dirty`
+        self.focus = site_nav.Focus([])
+        self.reuse: pipeline.Reuse | None = None  # set under `mkdocs serve`: work kept between rebuilds
+
+    def on_startup(self, *, command: str, dirty: bool) -> None:
+        # (Defining this event also keeps the plugin object across the rebuilds of one `mkdocs serve`.)
+        if command == "serve":
+            self.reuse = pipeline.Reuse()
+        if command == "serve" and dirty:
+            self.incremental = Incremental()
+
+    def on_shutdown(self) -> None:
+        if self.incremental is not None:
+            self.incremental.close()
 
     @property
     def preview(self) -> bool:
@@ -58,9 +77,10 @@ class GlossPlugin(BasePlugin[GlossConfig]):
     def options(self) -> checks.Options:
         return checks.Options(docs_dir=self.docs_dir, preview=self.preview, evidence_file=self.config.evidence_file,
                               evidence_max_age_days=self.config.evidence_max_age_days,
-                              chrome=tuple(self.config.chrome))
+                              chrome=tuple(self.config.chrome), nav_max_terms=self.config.nav_max_terms)
 
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
+        self.stashes = {}
         self.root = Path(config.config_file_path or ".").resolve().parent
         docs = Path(config.docs_dir).resolve()
         try:
@@ -80,7 +100,7 @@ class GlossPlugin(BasePlugin[GlossConfig]):
 
     def on_files(self, files: Files, /, *, config: MkDocsConfig) -> Files:
         try:
-            self.checked = checked = checks.run(self.root, self.options)
+            self.checked = checked = checks.run(self.root, self.options, reuse=self.reuse)
         except evidence.EvidenceError as exc:
             raise PluginError(str(exc)) from exc
         self.build = build = checked.build
@@ -93,13 +113,20 @@ class GlossPlugin(BasePlugin[GlossConfig]):
             f = files.get_file_from_path(uri)
             if f is not None:
                 files.remove(f)
+        inc = self.incremental
+        changed = inc.changed({**build.pages, **build.code_files}) if inc else set()
         for uri, markdown in build.pages.items():
-            if files.get_file_from_path(uri) is None:
-                files.append(File.generated(config, uri, content=markdown))
+            f = files.get_file_from_path(uri)
+            if f is None:
+                files.append(File.generated(config, uri, content=markdown) if inc is None
+                             else File.generated(config, uri, abs_src_path=inc.generated(uri, markdown)))
+            elif inc is not None and uri in changed:
+                date_back(f.abs_dest_path)
         for file, text in build.code_files.items():
             raw = render.code_raw_uri(file)
             if files.get_file_from_path(raw) is None:
-                files.append(File.generated(config, raw, content=text))
+                files.append(File.generated(config, raw, content=text) if inc is None
+                             else File.generated(config, raw, abs_src_path=inc.generated(raw, text)))
         for asset in sorted(ASSETS.rglob("*")):
             if asset.is_file():
                 uri = f"assets/gloss/{asset.relative_to(ASSETS).as_posix()}"
@@ -110,12 +137,19 @@ class GlossPlugin(BasePlugin[GlossConfig]):
     def on_nav(self, nav: Navigation, /, *, config: MkDocsConfig, files: Files) -> Navigation:
         if self.build is None:
             raise PluginError("gloss: on_nav before on_files")
-        return navorder.arrange(nav, navorder.labels(self.build.published, self.build.hidden))
+        arranged = navorder.arrange(nav, navorder.labels(self.build.published, self.build.hidden))
+        regrouped, self.focus = site_nav.regroup(arranged, pipeline.GLOSSARY_INDEX, self.build.letters)
+        return regrouped
 
     def on_page_read_source(self, /, *, page: Page, config: MkDocsConfig) -> str | None:
         # An entry whose published version is the signed one, not the working copy: MkDocs reads that
         # version, so the page title, <title>, navigation label and search title are the signed ones.
         return self.build.sources.get(page.file.src_uri) if self.build is not None else None
+
+    def on_env(self, env: Any, /, *, config: MkDocsConfig, files: Files) -> Any:
+        if self.incremental is not None:
+            env.bytecode_cache = self.incremental.templates
+        return env
 
     def on_page_markdown(self, markdown: str, /, *, page: Page, config: MkDocsConfig, files: Files) -> str:
         build = self.build
@@ -127,7 +161,16 @@ class GlossPlugin(BasePlugin[GlossConfig]):
             page.meta.setdefault("search", {}).setdefault("boost", TERM_SEARCH_BOOST)
         if uri not in build.pages and self.checked is not None:  # hand-written pages: checked in on_files
             markdown = self.checked.handwritten.get(uri, markdown)
-        return render.add_term_tips(markdown, uri, build.term_tips)
+        markdown, self.stashes[uri] = stash.stash(render.add_term_tips(markdown, uri, build.term_tips))
+        return markdown
+
+    def on_page_context(self, context: Any, /, *, page: Page, config: MkDocsConfig, nav: Navigation) -> Any:
+        # After the search plugin (listed first) has indexed the page: the charts repeat the tables.
+        self.focus.show(page)  # the template then walks only this page's own letter
+        st = self.stashes.pop(page.file.src_uri, None)
+        if st and page.content is not None:
+            page.content = stash.restore(page.content, st, late=True)
+        return context
 
     def on_page_content(self, html: str, /, *, page: Page, config: MkDocsConfig, files: Files) -> str:
         # Links in raw HTML (and any other link form) to a draft, a file that is no entry or an unlisted
@@ -135,6 +178,8 @@ class GlossPlugin(BasePlugin[GlossConfig]):
         build = self.build
         if build is None:
             raise PluginError("gloss: on_page_content before on_files")
+        st = self.stashes.get(page.file.src_uri)
+        html = stash.restore(html, st, late=False) if st else html
         gone = [*build.hidden, *build.content.unloaded, *build.unlisted]
         html, hits = render.unlink_hidden_html(html, page.file.src_uri, page.url, render.hidden_targets(gone))
         self._drafts_linked(page, [h for h in hits if h in build.hidden])
@@ -150,6 +195,7 @@ class GlossPlugin(BasePlugin[GlossConfig]):
     def on_post_build(self, /, *, config: MkDocsConfig) -> None:
         # The build summary: signed pages that link to drafts are published with those links as plain
         # text; that never fails the build (a few drafts must not hold their signed neighbours hostage).
+        self.focus.restore()
         links = sorted(set(self.draft_links))
         if links:
             log.info(f"gloss: {len(links)} link{'s' if len(links) > 1 else ''} to unpublished entries shown as "

@@ -8,6 +8,7 @@ are written as relative ``.md`` links so MkDocs checks and rewrites them like ha
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from html import escape
@@ -86,7 +87,7 @@ def render_term(entry: Entry, parts: PageParts, *, content: Content, visible: Ca
             out.append(f'```{ex.language} linenums="{ex.first_line}"\n{ex.text}\n```\n')
     related = [content.terms[s] for s in m.related if s in content.terms and visible(content.terms[s])]
     if related:
-        out.append("\n## Related terms\n\n")
+        out.append("\n## Related terms { data-search-exclude }\n\n")  # their own pages are indexed
         out += [f"- [{t.title}]({rel(entry.src_uri, t.src_uri)}): {t.lede}\n" for t in related]
     meet = _where_you_meet(entry, m, content, visible, backlinks)
     if meet:
@@ -164,12 +165,14 @@ def render_byline(state: EntryState, last_checked: str | None, any_sources: bool
 
 
 def render_glossary_index(index_uri: str, terms: Sequence[Entry], pending: int, *, preview: bool = False) -> str:
-    out = ["# Glossary\n\n", "Every term with its one-line definition, A to Z.\n\n"]
+    # Out of the search index: each line repeats a term page's title and definition, which search finds.
+    out = ["---\nsearch:\n  exclude: true\n---\n\n# Glossary\n\n",
+           "Every term with its one-line definition, A to Z.\n\n"]
     if pending:
         out.append(_pending_note(pending, "term", preview))
     letter = ""
-    for t in sorted(terms, key=lambda e: _sort_key(e)):
-        first = _sort_key(t)[0][:1].upper()
+    for t, name in az_order(terms):
+        first = az_initial(name)
         if first != letter:
             letter = first
             out.append(f"\n## {letter}\n\n")
@@ -190,6 +193,20 @@ def _short_name(term: Entry) -> str:
 
 def _sort_key(term: Entry) -> tuple[str, str]:
     return (_short_name(term).lower(), term.slug)
+
+
+OTHER_INITIAL = "#"  # where names that do not start with a letter (digits, symbols) are listed
+
+
+def az_initial(name: str) -> str:
+    """The A–Z letter a name is listed under: its first letter without accents, upper case; else "#"."""
+    first = unicodedata.normalize("NFKD", name.strip()[:1])[:1].upper()[:1]  # "ß".upper() is "SS"
+    return first if "A" <= first <= "Z" else OTHER_INITIAL
+
+
+def az_order(terms: Sequence[Entry]) -> list[tuple[Entry, str]]:
+    """Terms in A–Z order with the name they are listed under (the index, letter pages and navigation)."""
+    return [(t, _short_name(t)) for t in sorted(terms, key=_sort_key)]
 
 
 def render_lesson_index(index_uri: str, lessons: Sequence[Entry], pending: int, *, preview: bool = False) -> str:

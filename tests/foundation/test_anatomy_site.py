@@ -22,7 +22,7 @@ def html(site: Path, uri: str) -> str:
 
 
 def sections(page: str) -> list[str]:
-    return re.findall(r'<h2 id="([^"]+)"', page)
+    return re.findall(r'<h2\b[^>]*\bid="([^"]+)"', page)
 
 
 def test_term_page_has_the_full_anatomy_in_order(tmp_path: Path) -> None:

@@ -1,0 +1,65 @@
+"""The A–Z grouping behind the navigation and the letter pages (pure, no build)."""
+
+from __future__ import annotations
+
+import pytest
+
+from site_plugins import nav
+from site_plugins.render import az_initial
+
+
+def named(*names: str) -> list[tuple[str, str]]:
+    return [(f"terms/{n.lower().replace(' ', '-')}.md", n) for n in names]
+
+
+def test_terms_group_by_initial_in_order_with_other_last() -> None:
+    letters = nav.group(named("2:4 sparsity", "atomic", "Bank", "banked", "__syncthreads", "Écart"), 10)
+    assert [(x.label, x.uri) for x in letters] == [
+        ("A", "terms/letters/a/index.md"), ("B", "terms/letters/b/index.md"), ("E", "terms/letters/e/index.md"),
+        ("#", "terms/letters/other/index.md")]
+    assert letters[1].uris == ("terms/bank.md", "terms/banked.md")
+    assert letters[-1].uris == ("terms/2:4-sparsity.md", "terms/__syncthreads.md")
+    assert all(len(x.runs) == 1 and x.runs[0].label == x.label for x in letters)
+
+
+@pytest.mark.parametrize(("name", "letter"), [("tiling", "T"), ("  warp", "W"), ("Ötzi", "O"), ("3 TB", "#"),
+                                             ("", "#"), ("ß", "S")])
+def test_initial(name: str, letter: str) -> None:
+    assert az_initial(name) == letter
+
+
+def test_a_large_letter_is_cut_into_near_equal_runs_no_longer_than_the_limit() -> None:
+    names = [f"shared {w}" for w in ("alpha", "beta", "gamma", "delta", "epsilon")] + ["stride", "sync"]
+    (s,) = nav.group(named(*names), 3)
+    assert [len(r.uris) for r in s.runs] == [3, 3, 1]
+    assert [r.label for r in s.runs] == ["Sha", "Sha–Str", "Syn"]
+    assert s.uris == tuple(u for u, _ in named(*names))
+
+
+@pytest.mark.parametrize("n", [1, 59, 60, 61, 119, 120, 121, 1000])
+def test_runs_never_exceed_the_limit_and_keep_every_term(n: int) -> None:
+    items = [(f"terms/t{i:04d}.md", f"t{i:04d}") for i in range(n)]
+    (t,) = nav.group(items, 60)
+    assert all(len(r.uris) <= 60 for r in t.runs)
+    assert len(t.runs) == -(-n // 60)
+    assert t.uris == tuple(u for u, _ in items)
+
+
+def test_the_limit_must_be_positive() -> None:
+    with pytest.raises(ValueError, match="max_per_section must be at least 1"):
+        nav.group([], 0)
+
+
+def test_letter_page_lists_every_term_with_its_definition_and_is_left_out_of_search() -> None:
+    (s,) = nav.group(named("shared memory", "stride", "sync"), 2)
+    page = nav.letter_page(s, titles={u: n for u, n in named("shared memory", "stride", "sync")},
+                           ledes={u: f"About {n}." for u, n in named("shared memory", "stride", "sync")},
+                           index_uri="terms/index.md")
+    assert page == (
+        "---\nsearch:\n  exclude: true\n---\n\n# Terms: S\n\n"
+        "Part of the [A–Z glossary](../../index.md); search finds every term too.\n"
+        "\n## Sha–Str\n\n"
+        "- [shared memory](../../shared-memory.md): About shared memory.\n"
+        "- [stride](../../stride.md): About stride.\n"
+        "\n## Syn\n\n"
+        "- [sync](../../sync.md): About sync.\n")

@@ -1,0 +1,95 @@
+"""`make serve` (mkdocs serve --dirty) rebuilds what an edit changed, and only that.
+
+The rebuilds run in this process exactly as `mkdocs serve` runs them: one plugin object for the whole
+session, a fresh config per rebuild, MkDocs' dirty build into the same site folder.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mkdocs.commands.build import build
+from mkdocs.config import load_config
+from scalekit import make, term_name, term_slug
+
+SERVE_URL = "http://127.0.0.1:8000/"
+
+
+class Session:
+    def __init__(self, root: Path, site: Path) -> None:
+        self.root, self.site = root, site
+        first = self.config()
+        first.plugins.on_startup(command="serve", dirty=True)
+        self.plugins = first.plugins
+        build(first, serve_url=SERVE_URL, dirty=True)
+
+    def config(self):  # type: ignore[no-untyped-def]
+        cfg = load_config(str(self.root / "mkdocs.yml"), site_dir=str(self.site))
+        cfg.site_url = SERVE_URL
+        return cfg
+
+    def rebuild(self) -> None:
+        build(self.config(), serve_url=SERVE_URL, dirty=True)
+
+    def page(self, url: str) -> Path:
+        return self.site / url / "index.html"
+
+    def close(self) -> None:
+        self.plugins.on_shutdown()
+
+
+DIRTY = ("A 'dirty' build is being performed, this will likely lead to inaccurate navigation and other links "
+         "within your site. This option is designed for site development purposes only.")
+
+
+@pytest.fixture
+def session(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, expect_warnings: Any) -> Session:
+    expect_warnings.add(DIRTY, DIRTY)  # MkDocs says so on every dirty build: the first and one rebuild
+    monkeypatch.setenv("GLOSS_PREVIEW", "1")
+    root = make(tmp_path / "project", 30)
+    monkeypatch.chdir(root)
+    s = Session(root, tmp_path / "site")
+    yield s  # type: ignore[misc]
+    s.close()
+
+
+def stamps(*paths: Path) -> list[int]:
+    return [p.stat().st_mtime_ns for p in paths]
+
+
+def test_an_edit_rebuilds_its_page_and_leaves_the_others(session: Session) -> None:
+    edited, other = session.page(f"terms/{term_slug(3)}"), session.page(f"terms/{term_slug(4)}")
+    letter = session.page("terms/letters/" + term_name(3)[0])
+    az = session.page("terms")
+    before = stamps(other, letter, az)
+    src = session.root / f"content/terms/{term_slug(3)}.md"
+    src.write_text(src.read_text(encoding="utf-8").replace("Body of term 3.", "Body of term 3, edited."),
+                   encoding="utf-8")
+    session.rebuild()
+    assert "Body of term 3, edited." in edited.read_text(encoding="utf-8")
+    assert stamps(other, letter, az) == before
+
+
+def test_a_changed_definition_rebuilds_the_listings_that_show_it(session: Session) -> None:
+    letter = session.page("terms/letters/" + term_name(3)[0])
+    other = session.page(f"terms/{term_slug(4)}")
+    before = stamps(other)
+    src = session.root / f"content/terms/{term_slug(3)}.md"
+    src.write_text(src.read_text(encoding="utf-8").replace("Term 3 is defined", "Term three is defined"),
+                   encoding="utf-8")
+    session.rebuild()
+    assert "Term three is defined" in letter.read_text(encoding="utf-8")
+    assert "Term three is defined" in session.page("terms").read_text(encoding="utf-8")
+    assert stamps(other) == before
+
+
+def test_a_code_change_rebuilds_the_page_that_quotes_it(session: Session) -> None:
+    tiling, other = session.page("terms/tiling"), session.page(f"terms/{term_slug(4)}")
+    before = stamps(other)
+    code = session.root / "code/day01-intro/k.cu"
+    code.write_text(code.read_text(encoding="utf-8").replace("1.0f", "2.0f"), encoding="utf-8")
+    session.rebuild()
+    assert "2.0f" in tiling.read_text(encoding="utf-8")  # its own file did not change
+    assert stamps(other) == before
