@@ -199,10 +199,24 @@ def write_site(root: Path, n: int, embeds: bool, plugin: bool | None = None, con
         (content / "terms" / f"term-{i:04d}.md").write_text(term(i, embeds), encoding="utf-8")
     config = config if config is not None else (REPO / "mkdocs.yml").read_text(encoding="utf-8")
     # Unsigned synthetic entries render only in preview; warnings would abort neither build (not strict).
-    config = config.replace("  - gloss\n", "  - gloss:\n      preview: true\n" if plugin else "")
-    assert ("  - gloss" in config) == plugin, "mkdocs.yml no longer lists the gloss plugin as '  - gloss'"
+    config = gloss_options(config, {"preview": True} if plugin else None)
     (root / "mkdocs.yml").write_text(config, encoding="utf-8")
     if plugin:
         write_project(root)
 
 
+
+
+def gloss_options(config: str, options: dict[str, object] | None) -> str:
+    """``config`` (a mkdocs.yml) with extra options for the gloss plugin, or without the plugin (None)."""
+    lines = config.split("\n")
+    at = next((i for i, line in enumerate(lines) if line.rstrip() in ("  - gloss", "  - gloss:")), None)
+    if at is None:
+        raise ValueError("mkdocs.yml no longer lists the gloss plugin as '  - gloss'")
+    end = at + 1
+    while end < len(lines) and lines[end].startswith("      "):
+        end += 1
+    if options is None:
+        return "\n".join(lines[:at] + lines[end:])
+    extra = [f"      {k}: {str(v).lower() if isinstance(v, bool) else v}" for k, v in options.items()]
+    return "\n".join([*lines[:at], "  - gloss:", *lines[at + 1:end], *extra, *lines[end:]])

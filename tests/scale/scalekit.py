@@ -37,10 +37,22 @@ def many_terms(n: int) -> dict[str, str]:
 
 def config(**options: object) -> str:
     """The project's mkdocs.yml with gloss options (e.g. preview=True, nav_max_terms=4)."""
-    text = (REPO / "mkdocs.yml").read_text(encoding="utf-8")
-    opts = "".join(f"\n      {k}: {str(v).lower() if isinstance(v, bool) else v}" for k, v in options.items())
-    assert "  - gloss\n" in text
-    return text.replace("  - gloss\n", f"  - gloss:{opts}\n" if opts else "  - gloss\n")
+    return gloss_options((REPO / "mkdocs.yml").read_text(encoding="utf-8"), options)
+
+
+def gloss_options(config: str, options: dict[str, object] | None) -> str:
+    """``config`` (a mkdocs.yml) with extra options for the gloss plugin, or without the plugin (None)."""
+    lines = config.split("\n")
+    at = next((i for i, line in enumerate(lines) if line.rstrip() in ("  - gloss", "  - gloss:")), None)
+    if at is None:
+        raise ValueError("mkdocs.yml no longer lists the gloss plugin as '  - gloss'")
+    end = at + 1
+    while end < len(lines) and lines[end].startswith("      "):
+        end += 1
+    if options is None:
+        return "\n".join(lines[:at] + lines[end:])
+    extra = [f"      {k}: {str(v).lower() if isinstance(v, bool) else v}" for k, v in options.items()]
+    return "\n".join([*lines[:at], "  - gloss:", *lines[at + 1:end], *extra, *lines[end:]])
 
 
 def make(root: Path, n: int, **options: object) -> Path:
