@@ -1,10 +1,10 @@
 """How long ``gloss check`` takes: on this repository's content and on 1,000 synthetic terms.
 
-The synthetic project is bench/build's (each term embeds a measured table and two values, expanded from
-result files written through ``measure.results``; made-up samples in a temporary folder only).
-``gloss check`` (as ``make site`` checks: the terms are unsigned drafts, checked all the same) runs in
-this process, once untimed, then ``--repeat`` times; the median is printed, next to the median of a
-preview ``gloss build`` of the same project (every page rendered) for scale.
+The synthetic project is bench/build's (``synthetic.write_site``): each term embeds a measured table
+and two values, expanded from result files written through ``measure.results`` (made-up samples, in a
+temporary folder only); its mkdocs.yml turns preview on, and a preview check checks the same things.
+``gloss check`` runs in this process, once untimed, then ``--repeat`` times; the median is printed,
+next to the median of a preview ``gloss build`` of the same project (every page rendered) for scale.
 
 Usage: ``.venv/bin/python bench/check/run.py [--terms 1000] [--repeat 3]``
 """
@@ -25,7 +25,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "bench" / "build"))
 
-import run as build_bench  # noqa: E402 (bench/build/run.py: the synthetic project)
+import synthetic  # noqa: E402 (bench/build/synthetic.py: the synthetic project)
 
 from site_plugins import content_cli, sitebuild  # noqa: E402
 
@@ -54,7 +54,7 @@ def main(argv: list[str] | None = None) -> int:
     report("gloss check, this repository", *timed(lambda: content_cli.main(["--root", str(REPO)]), args.repeat))
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        build_bench.write_site(root, args.terms, embeds=True)
+        synthetic.write_site(root, args.terms, embeds=True)
         report(f"gloss check, {args.terms:,} synthetic terms",
                *timed(lambda: content_cli.main(["--root", str(root)]), args.repeat))
         site = root / "site"
