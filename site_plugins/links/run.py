@@ -240,10 +240,10 @@ def _online(cfg: Config, report: Report, now: dt.datetime, on_total: Callable[[i
 
 def _no_network(results: dict[str, Result]) -> str:
     """A headline when every URL failed before any server answered, across several hosts: no network."""
-    if not results:
+    if not results or not all(r.kind in ("dns", "network") and r.status is None for r in results.values()):
         return ""
     hosts = {urlsplit(u).hostname for u in results}
-    if len(hosts) < 2 or not all(r.kind in ("dns", "network") and r.status is None for r in results.values()):
+    if len(hosts) < 2:
         return ""
     example = next(iter(results.values())).reason
     return (f"no network: all {len(results)} URLs on {len(hosts)} hosts failed before any server answered "
