@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from measure import audit
 from measure import results as R
 from measure.nodes import NODES_PATH, load_nodes
 from measure.spec import CODE_DIR, load_specs
@@ -150,8 +151,9 @@ def _exit_on_sigterm(signum: int, frame: object) -> None:
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
-    rs = R.load_all(_root(args), args.results_dir)
-    problems = rs.problems()
+    root = _root(args)
+    rs = R.load_all(root, args.results_dir)
+    problems = audit.problems(rs, load_nodes(root)[0])  # the build's list: results plus cross-file checks
     _print_problems(problems)
     fresh = sum(e.fresh for e in rs.entries)
     pending = len(rs.pending)

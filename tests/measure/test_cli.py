@@ -138,3 +138,19 @@ def test_verify_can_check_the_repeat_run_too(capsys: pytest.CaptureFixture[str])
     assert capsys.readouterr().out.splitlines()[-1] == (
         "4 of 4 results fresh; 3 pending (declared, not yet run: ceilings-fp32, day20-convolution, shared-limits)"
     )
+
+
+def test_verify_reports_a_registry_gpu_that_disagrees_with_the_result(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """verify prints what the build prints: a result measured on another GPU than its node's is a problem."""
+    T.write_fixture_repo(tmp_path)
+    T.write(tmp_path, T.make_result(tmp_path))
+    nodes = tmp_path / "measure/nodes.yaml"
+    nodes.write_text(nodes.read_text().replace("gpu: NVIDIA H200", "gpu: NVIDIA H100 80GB HBM3"))
+    assert main(["--root", str(tmp_path), "verify"]) == 1
+    assert (
+        "measure/results/test-node/toy-copy.json:1: measured on 'NVIDIA H200', but node 'test-node' is registered "
+        "in measure/nodes.yaml as 'NVIDIA H100 80GB HBM3'; correct the registry, or re-run "
+        "`gloss measure run toy-copy --node test-node` on the registered GPU"
+    ) in capsys.readouterr().out
