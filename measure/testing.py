@@ -87,6 +87,48 @@ def write_fixture_repo(root: Path) -> None:
     (root / "measure" / "nodes.yaml").write_text(FIXTURE_NODES, encoding="utf-8")
 
 
+SMALL_CEILINGS_SPEC = """\
+id: copy-ceilings
+title: small ceilings for tests
+source: copy.cu
+element: float32
+ceilings: true
+buffers:
+  - {{name: src, role: input, shape: [n]}}
+  - {{name: dst, role: output, shape: [n]}}
+sizes:
+  - {{label: {label}, dims: {{n: {n}}}}}
+kernels:
+  - id: memcpy
+    label: driver memcpy
+    kind: memcpy
+    args: [dst, src]
+    reference: copy
+    bytes_read: 4 * n
+    bytes_written: 4 * n
+  - id: copy
+    label: copy kernel
+    function: copy_kernel
+    block: [256]
+    grid: ["sm_count * 8"]
+    args: [dst, src, n]
+    reference: copy
+    bytes_read: 4 * n
+    bytes_written: 4 * n
+"""
+
+
+def write_small_ceilings(root: Path, label: str, n: int) -> None:
+    """A ceilings experiment of one small size (driver memcpy and one copy kernel, ``copy_kernel``) for
+    runs on the fake device."""
+    folder = root / "code" / "ceilings"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "experiment.yaml").write_text(SMALL_CEILINGS_SPEC.format(label=label, n=n), encoding="utf-8")
+    (folder / "copy.cu").write_text(
+        'extern "C" {\n__global__ void copy_kernel(float* dst, const float* src, int n) { }\n}\n', encoding="utf-8"
+    )
+
+
 def _samples(base_ms: float, n: int) -> R.Samples:
     # A deterministic, slightly spread set of times (about 0.1 % relative spread).
     times = [base_ms * (1.0 + 0.001 * (((i * 7919) % 13) - 6) / 6) for i in range(n)]

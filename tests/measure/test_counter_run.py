@@ -53,35 +53,6 @@ kernels:
     counters: [lts__t_sectors_srcunit_tex_op_read.sum]
 """
 
-CEILINGS = """\
-id: copy-ceilings
-title: small ceilings for tests
-source: copy.cu
-element: float32
-ceilings: true
-buffers:
-  - {name: src, role: input, shape: [n]}
-  - {name: dst, role: output, shape: [n]}
-sizes:
-  - {label: 16K, dims: {n: 16384}}
-kernels:
-  - id: memcpy
-    label: driver memcpy
-    kind: memcpy
-    args: [dst, src]
-    reference: copy
-    bytes_read: 4 * n
-    bytes_written: 4 * n
-  - id: copy
-    label: copy kernel
-    function: copy_kernel
-    block: [256]
-    grid: ["sm_count * 8"]
-    args: [dst, src, n]
-    reference: copy
-    bytes_read: 4 * n
-    bytes_written: 4 * n
-"""
 
 # Stands in for `ncu ... python -m measure probe ...`: the manifest the probe writes for the ids it is
 # given (kernel rows, sizes outer, kernels inner) and ncu's CSV for the same launches.
@@ -128,11 +99,7 @@ def copy_body(dev: FakeDevice, grid: Sequence[int], block: Sequence[int], args: 
 def make_repo(tmp_path: Path) -> Path:
     T.write_fixture_repo(tmp_path)
     (tmp_path / "code" / "toy" / "experiment.yaml").write_text(SPEC)
-    (tmp_path / "code" / "ceilings").mkdir()
-    (tmp_path / "code" / "ceilings" / "experiment.yaml").write_text(CEILINGS)
-    (tmp_path / "code" / "ceilings" / "copy.cu").write_text(
-        'extern "C" {\n__global__ void copy_kernel(float* dst, const float* src, int n) { }\n}\n'
-    )
+    T.write_small_ceilings(tmp_path, "16K", 16384)
     return tmp_path
 
 

@@ -83,35 +83,6 @@ kernels:
     bytes_written: 4 * n
 """
 
-CEILINGS = """\
-id: copy-ceilings
-title: small ceilings for tests
-source: copy.cu
-element: float32
-ceilings: true
-buffers:
-  - {name: src, role: input, shape: [n]}
-  - {name: dst, role: output, shape: [n]}
-sizes:
-  - {label: 256 KiB, dims: {n: 65536}}
-kernels:
-  - id: memcpy
-    label: driver memcpy
-    kind: memcpy
-    args: [dst, src]
-    reference: copy
-    bytes_read: 4 * n
-    bytes_written: 4 * n
-  - id: copy
-    label: copy kernel
-    function: copy_kernel
-    block: [256]
-    grid: ["sm_count * 8"]
-    args: [dst, src, n]
-    reference: copy
-    bytes_read: 4 * n
-    bytes_written: 4 * n
-"""
 
 SOURCE = """\
 __constant__ float weights[4];
@@ -145,11 +116,7 @@ def make_repo(tmp_path: Path, spec: str = SPEC) -> Path:
     (tmp_path / "code" / "observe").mkdir()
     (tmp_path / "code" / "observe" / "experiment.yaml").write_text(spec)
     (tmp_path / "code" / "observe" / "stage.cu").write_text(SOURCE)
-    (tmp_path / "code" / "ceilings").mkdir()
-    (tmp_path / "code" / "ceilings" / "experiment.yaml").write_text(CEILINGS)
-    (tmp_path / "code" / "ceilings" / "copy.cu").write_text(
-        'extern "C" {\n__global__ void copy_kernel(float* dst, const float* src, int n) { }\n}\n'
-    )
+    T.write_small_ceilings(tmp_path, "256 KiB", 65536)
     return tmp_path
 
 
