@@ -1,12 +1,21 @@
 // The node's copy ceilings: how fast this GPU can move bytes when nothing else gets in the way.
-// Every bandwidth on the site is also shown as a percentage of the best copy measured in the same
-// run (these kernels or the driver's device-to-device memcpy, whichever is faster).
+// A bandwidth on the site is also shown as a percentage of the fastest copy kernel that moved the
+// same number of bytes in the same run; the driver's device-to-device memcpy is shown beside it as
+// a separate, labelled ceiling.
+//
+// Every pointer is __restrict__ and the source is const, so where a kernel reads src with a plain
+// load the compiler uses the non-coherent path: ld.global.nc in the PTX, LDG.E.CONSTANT in the
+// machine code (SASS). The blocked kernels ask for streaming loads instead (see there).
 
 extern "C" {
 
 // --8<-- [start:scalar]
-// One float per thread per step. Correct and coalesced, yet each thread has only 4 bytes in flight
-// at a time, too little to cover the DRAM latency with the threads a GPU can keep resident.
+// One float per thread per step, coalesced: a warp's load covers 128 contiguous bytes. The compiler
+// unrolls the loop four times; the PTX still alternates load and store, but its loads are
+// non-coherent (ld.global.nc: the data does not change while the kernel runs), so ptxas moves all
+// four loads ahead of the four stores in the SASS: four 4-byte loads in flight per thread. The float4 kernels below move 16 bytes per load instruction
+// and issue four or eight of them before their first store. (Without __restrict__ the loads are
+// plain ld.global and the SASS keeps them in program order: one load, its store, the next load.)
 __global__ void copy_scalar(float* __restrict__ dst, const float* __restrict__ src, int n)
 {
     long long stride = (long long)gridDim.x * blockDim.x;
@@ -90,9 +99,10 @@ extern "C" __global__ void copy_blocked8(float* __restrict__ dst, const float* _
 
 // --8<-- [start:tiles]
 // Day 13's copy, unchanged: the buffer seen as a matrix `cols` floats wide, copied in 32 x 32 tiles by
-// 32 x 8 threads, four scalar loads in flight per thread. Its warps each touch 128 bytes of four
-// rows that are a whole matrix row apart, a pattern quite unlike the 1-D kernels above; it is here
-// so that the ladder's own copy is also measured as a ceiling candidate.
+// 32 x 8 threads, four scalar loads issued before the first store. Each of a warp's four loads reads
+// 32 consecutive floats of one matrix row, and the four rows are 8 matrix rows apart (8 x cols
+// floats), a pattern quite unlike the 1-D kernels above; it is here so that the ladder's own copy is
+// also measured as a ceiling candidate.
 extern "C" __global__ void copy_tiles(float* __restrict__ dst, const float* __restrict__ src,
                                       int rows, int cols)
 {
