@@ -10,6 +10,7 @@ JSON has no lines worth pointing at, so problems carry line 0 and a dotted key p
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 import types
 import typing
@@ -33,6 +34,11 @@ def from_json(cls: type[T], data: object, path: str, remedy: str) -> tuple[T | N
     except _Bad:
         return None, problems
     return (value, []) if not problems else (None, problems)
+
+
+@functools.cache  # resolving annotations costs more than checking a record, and files hold thousands
+def _hints(cls: type) -> dict[str, Any]:
+    return typing.get_type_hints(cls)
 
 
 def _where(where: str) -> str:
@@ -81,7 +87,7 @@ def _convert(tp: Any, data: object, where: str, path: str, remedy: str, problems
     if dataclasses.is_dataclass(tp) and isinstance(tp, type):
         if not isinstance(data, dict):
             _bad(tp, data, where, path, remedy, problems)
-        hints = typing.get_type_hints(tp)
+        hints = _hints(tp)
         fields = {f.name: f for f in dataclasses.fields(tp) if f.init}
         kwargs: dict[str, Any] = {}
         for key in data:

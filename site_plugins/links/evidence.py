@@ -46,9 +46,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from measure.typed import from_json
 from site_plugins import atomic, safejson, textfile
 from site_plugins.messages import Problem, ProblemsError
-from site_plugins.schema import from_mapping, meta
+from site_plugins.schema import meta
 
 FORMAT = 1
 DEFAULT_PATH = "links-evidence.json"
@@ -163,31 +164,53 @@ def load(path: Path, display: str | None = None) -> Evidence:
 
 
 def parse(text: str, name: str = DEFAULT_PATH) -> Evidence:
+    """The evidence in ``text``; problems name the line of the URL's record when there is one."""
     remedy = f"restore {name} from git (it is written only by 'gloss links check')"
     data, problems = safejson.loads(text, name)  # bounded: nesting depth, duplicate keys
     if problems:
         raise EvidenceError([Problem(p.path, p.line, p.problem, remedy) for p in problems])
     if not isinstance(data, dict):
         raise EvidenceError([Problem(name, 1, "the evidence file must hold a JSON object", remedy)])
-    value, problems = from_mapping(_FileData, data, name)
+    # Checked against the declaration above straight from the JSON data (no YAML round trip: thousands
+    # of records are read on every run).
+    value, problems = from_json(_FileData, data, name, remedy)
     if value is not None and value.format != FORMAT:
-        problems.append(Problem(name, 0, f"unknown evidence format {value.format} (this version reads {FORMAT})",
-                                "update cuda-gloss, or restore the file from git"))
+        problems.append(Problem(name, _line_of_key(text, "format"),
+                                f"unknown evidence format {value.format} (this version reads {FORMAT})", remedy))
     if value is None or problems:
-        raise EvidenceError([Problem(p.path, p.line, p.problem, remedy) for p in problems])
+        raise EvidenceError([_at_record(p, text, data) for p in problems])
     records: dict[str, Record] = {}
     bad: list[Problem] = []
     for url, r in value.urls.items():
         when = _parse_time(r.checked_at)
         if when is None:
-            bad.append(Problem(name, 0, f"'urls.{url}.checked_at' is {r.checked_at!r}, not YYYY-MM-DDTHH:MM:SSZ",
-                               remedy))
+            bad.append(Problem(name, _line_of_key(text, url),
+                               f"'urls.{url}.checked_at' is {r.checked_at!r}, not YYYY-MM-DDTHH:MM:SSZ", remedy))
             continue
         records[url] = Record(url, when, r.final_url, r.status, tuple(Hop(h.url, h.status) for h in r.redirects),
                               r.anchor)
     if bad:
         raise EvidenceError(bad)
     return Evidence(records)
+
+
+def _line_of_key(text: str, key: str) -> int:
+    """The line where ``key`` is written as an object key (0 if not found as written by :func:`dumps`)."""
+    for spelling in (json.dumps(key, ensure_ascii=False), json.dumps(key)):
+        at = text.find(spelling + ":")
+        if at >= 0:
+            return text.count("\n", 0, at) + 1
+    return 0
+
+
+def _at_record(problem: Problem, text: str, data: dict[str, Any]) -> Problem:
+    """``problem`` at the line of the URL record it is about (the checker reports a key path, line 0)."""
+    urls = data.get("urls")
+    if problem.line == 0 and isinstance(urls, dict):
+        for url in urls:
+            if f"'urls.{url}." in problem.problem or f"'urls.{url}'" in problem.problem:
+                return Problem(problem.path, _line_of_key(text, url), problem.problem, problem.remedy)
+    return problem
 
 
 def _parse_time(text: str) -> dt.datetime | None:

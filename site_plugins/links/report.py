@@ -8,9 +8,6 @@ import json
 import xml.etree.ElementTree as ET
 from typing import Any, Literal
 
-from rich.console import Console
-from rich.table import Table
-
 from site_plugins.links.evidence import format_time
 from site_plugins.links.run import Finding, Report
 
@@ -44,6 +41,9 @@ def render(report: Report, fmt: Format, *, color: bool = False, width: int = 100
 
 
 def render_text(report: Report, *, color: bool = False, width: int = 100) -> str:
+    from rich.console import Console  # only the text report needs rich (a tenth of a second to import)
+    from rich.table import Table
+
     out = io.StringIO()
     console = Console(file=out, width=width, force_terminal=color, no_color=not color, highlight=False,
                       soft_wrap=True)
@@ -78,7 +78,24 @@ def _finding_json(f: Finding) -> dict[str, Any]:
             "message": str(p), "url": f.url, "verdict": f.verdict}
 
 
+def _json_lines(doc: dict[str, Any]) -> str:
+    """``doc`` as JSON with one top-level key, and one item of each top-level list, per line: as easy to
+    read and diff as indented JSON, and written by the json module's C encoder (indenting is done in
+    Python, several times slower on a report of thousands of URLs)."""
+    parts = []
+    for key, value in doc.items():
+        name = json.dumps(key, ensure_ascii=False)
+        if isinstance(value, list) and value:
+            items = ",\n".join(f"    {json.dumps(v, ensure_ascii=False)}" for v in value)
+            parts.append(f"  {name}: [\n{items}\n  ]")
+        else:
+            parts.append(f"  {name}: {json.dumps(value, ensure_ascii=False)}")
+    return "{\n" + ",\n".join(parts) + "\n}\n"
+
+
 def render_json(report: Report) -> str:
+    fresh = set(report.fresh)
+    not_checked = set(report.not_checked)
     urls = []
     for url, cites in report.citations.items():
         last = report.evidence.last_ok(url)
@@ -94,9 +111,9 @@ def render_json(report: Report) -> str:
                          "redirects": [{"url": h.url, "status": h.status} for h in r.redirects],
                          "anchor": r.anchor, "tries": r.tries, "passes": r.passes,
                          "elapsed_s": round(r.elapsed, 3)})
-        elif url in report.fresh:
+        elif url in fresh:
             item["verdict"] = "skipped (fresh evidence)"
-        elif url in report.not_checked:
+        elif url in not_checked:
             item["verdict"] = "not checked (no network)"
         urls.append(item)
     doc = {
@@ -113,7 +130,7 @@ def render_json(report: Report) -> str:
         "urls": urls,
         "excluded": report.excluded,
     }
-    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+    return _json_lines(doc)
 
 
 def render_junit(report: Report) -> str:

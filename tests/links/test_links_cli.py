@@ -226,6 +226,9 @@ def test_online_verdicts_and_formats(tmp_path: Path, capsys: pytest.CaptureFixtu
     report = json.loads(out)
     assert (code, report["exit_code"], report["mode"]) == (1, 1, "online")
     by_url = {u["url"]: u for u in report["urls"]}
+    # One URL per line, so that the report reads and diffs line by line.
+    assert [json.loads(ln.strip().rstrip(","))["url"] for ln in out.splitlines() if ln.startswith('    {"url"')] \
+        == [ok, gone]
     assert by_url[gone]["verdict"] == "broken" and by_url[gone]["status"] == 404
     assert by_url[ok]["verdict"] == "ok" and by_url[ok]["last_ok"] is not None
     assert report["findings"][0]["message"] == f"<command line>:0: {gone} is broken: 404 Not Found; " \

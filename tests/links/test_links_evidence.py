@@ -73,13 +73,29 @@ def test_atomic_write_keeps_old_file_when_writing_fails(tmp_path: Path, monkeypa
     ("[]", "links-evidence.json:1: the evidence file must hold a JSON object; "
            "restore links-evidence.json from git (it is written only by 'gloss links check')"),
     ('{"format": 1, "urls": {"https://a/": {"checked_at": "yesterday", "final_url": "https://a/", "status": 200}}}',
-     "links-evidence.json:0: 'urls.https://a/.checked_at' is 'yesterday', not YYYY-MM-DDTHH:MM:SSZ; "
+     "links-evidence.json:1: 'urls.https://a/.checked_at' is 'yesterday', not YYYY-MM-DDTHH:MM:SSZ; "
      "restore links-evidence.json from git (it is written only by 'gloss links check')"),
-    ('{"format": 1, "urls": {"https://a/": {"checked_at": "2026-01-01T00:00:00Z", "status": 200}}}',
-     "links-evidence.json:0: missing required key 'urls.https://a/.final_url'; "
+    ('{"format": 1, "urls": {\n  "https://a/": {"checked_at": "2026-01-01T00:00:00Z", "status": 200}}}',
+     "links-evidence.json:2: missing required key 'urls.https://a/.final_url'; "
      "restore links-evidence.json from git (it is written only by 'gloss links check')"),
-    ('{"format": 2, "urls": {}}',
-     "links-evidence.json:0: unknown evidence format 2 (this version reads 1); "
+    ('{"urls": {},\n "format": 2}',
+     "links-evidence.json:2: unknown evidence format 2 (this version reads 1); "
+     "restore links-evidence.json from git (it is written only by 'gloss links check')"),
+    ('{"format": 1, "urls": {"https://a/": {"checked_at": "2026-01-01T00:00:00Z", "final_url": "https://a/",\n'
+     ' "status": 200},\n "https://b/": {"checked_at": "2026-01-01T00:00:00Z", "final_url": "https://b/",\n'
+     ' "status": "200"}}}',
+     "links-evidence.json:3: 'urls.https://b/.status' must be a whole number, got a string; "
+     "restore links-evidence.json from git (it is written only by 'gloss links check')"),
+    ('{"format": 1, "urls": {"https://a/": {"checked_at": "2026-01-01T00:00:00Z", "final_url": "https://a/",\n'
+     ' "status": 200, "redirects": [{"url": "https://a/x"}]}}}',
+     "links-evidence.json:1: missing required key 'urls.https://a/.redirects[0].status'; "
+     "restore links-evidence.json from git (it is written only by 'gloss links check')"),
+    ('{"format": 1, "urls": {"https://a/": {"checked_at": "2026-01-01T00:00:00Z", "final_url": "https://a/",\n'
+     ' "status": 200, "stauts": 200}}}',
+     "links-evidence.json:1: unknown key 'urls.https://a/.stauts'; "
+     "restore links-evidence.json from git (it is written only by 'gloss links check')"),
+    ('{"format": 1, "urls": {"https://a/": true}}',
+     "links-evidence.json:1: 'urls.https://a/' must be a mapping, got a boolean; "
      "restore links-evidence.json from git (it is written only by 'gloss links check')"),
 ])
 def test_bad_files_are_reported_with_path_line_and_remedy(text: str, message: str) -> None:
