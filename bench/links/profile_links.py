@@ -46,6 +46,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--hosts", type=int, default=1)
     p.add_argument("--runs", type=int, default=3)
     p.add_argument("--top", type=int, default=15)
+    p.add_argument("--dump", type=Path, metavar="FILE", help="also save the profile (pstats format) here")
     args = p.parse_args(argv)
     here = str(Path(__file__).resolve().parent)
     server = subprocess.Popen([sys.executable, "-c", SERVE.format(here=here, hosts=args.hosts)],
@@ -66,6 +67,8 @@ def main(argv: list[str] | None = None) -> int:
         profile.disable()
     finally:
         server.kill()
+    if args.dump:
+        profile.dump_stats(str(args.dump))
     totals: Counter[str] = Counter()
     for (filename, _, name), row in pstats.Stats(profile).stats.items():  # type: ignore[attr-defined]
         totals[bucket(filename, name)] += row[2]

@@ -1,4 +1,4 @@
-"""The online checker: httpx, async, streaming GET, redirects followed by hand, bounded in every dimension.
+"""The online checker: async, streaming GET, redirects followed by hand, bounded in every dimension.
 
 For each page (URLs that differ only in their ``#fragment`` share one fetch):
 
@@ -18,7 +18,8 @@ For each page (URLs that differ only in their ``#fragment`` share one fetch):
   requests to one host; a request still in flight after ``slow_after`` seconds moves to one of
   ``slow_per_host`` slow slots (:mod:`~site_plugins.links.schedule`), so slow pages do not hold a
   host's fast ones back;
-- keep-alive connections per host (:mod:`~site_plugins.links.pool`), closed once a host's last page is done;
+- keep-alive connections per host over aiohttp (:mod:`~site_plugins.links.pool`), closed once a host's last
+  page is done;
 - TLS verification always on (extra CA certificates may be added, never verification removed), and a
   User-Agent that names the project.
 """
@@ -35,12 +36,9 @@ from dataclasses import dataclass, field, replace
 from importlib import metadata
 from urllib.parse import urljoin, urlsplit, urlunsplit
 
-import httpx
-
 from site_plugins.links.evidence import Hop
 from site_plugins.links.htmlscan import FragmentState, read_anchors
-from site_plugins.links.pool import HostPool, Sender
-from site_plugins.links.pool import host_key as pool_key
+from site_plugins.links.pool import HTTP_ERRORS, Cookies, Response, Sender, host_key, ssl_context
 from site_plugins.links.schedule import Held, HostGate, Slots
 from site_plugins.links.verdict import (
     REDIRECT_STATUSES,
@@ -55,15 +53,15 @@ from site_plugins.links.verdict import (
 )
 
 
-def _version() -> str:
+def _version(package: str) -> str:
     try:
-        return metadata.version("cuda-gloss")
+        return metadata.version(package)
     except metadata.PackageNotFoundError:
         return "0"
 
 
-USER_AGENT = (f"cuda-gloss-links/{_version()} (source-link checker of the cuda-gloss CUDA performance "
-              f"glossary; python-httpx/{httpx.__version__})")
+USER_AGENT = (f"cuda-gloss-links/{_version('cuda-gloss')} (source-link checker of the cuda-gloss CUDA "
+              f"performance glossary; aiohttp/{_version('aiohttp')})")
 ACCEPT = "text/html,application/xhtml+xml;q=0.9,*/*;q=0.8"
 # A body no larger than this is read to its end (briefly) so that the connection can be reused;
 # a larger or open-ended one is not, and its connection is closed instead.
@@ -149,19 +147,6 @@ def split_fragment(url: str) -> tuple[str, str | None]:
     return urlunsplit(parts._replace(fragment="")), parts.fragment
 
 
-def host_key(url: str) -> str:
-    parts = urlsplit(url)
-    return f"{parts.scheme}://{(parts.netloc or '').lower()}"
-
-
-def ssl_context(ca_bundle: str | None = None) -> ssl.SSLContext:
-    """The default trust store (honouring SSL_CERT_FILE/SSL_CERT_DIR) plus ``ca_bundle``; always verifying."""
-    ctx = httpx.create_ssl_context(verify=True, trust_env=True)
-    if ca_bundle:
-        ctx.load_verify_locations(cafile=ca_bundle)
-    return ctx
-
-
 class Checker:
     def __init__(self, settings: Settings = Settings(), *, verify: ssl.SSLContext | None = None,
                  rng: random.Random | None = None) -> None:
@@ -170,7 +155,7 @@ class Checker:
         self._rng = rng or random.Random()
         self._gates: dict[str, HostGate] = {}
         self._global = Slots(settings.concurrency)
-        self.pool: HostPool | None = None  # the last check's connections (tests count them)
+        self.pool: Sender | None = None  # the last check's connections (tests count them: ``pool.opened``)
         self.requests = 0  # requests sent, redirects and retries included
 
     def _gate(self, url: str) -> HostGate:
@@ -183,9 +168,10 @@ class Checker:
 
     def sender(self) -> Sender:
         s = self.settings
-        sender = Sender(self._verify or ssl_context(s.ca_bundle), s.per_host + s.slow_per_host,
+        verify = self._verify
+        sender = Sender((lambda: verify) if verify is not None else (lambda: ssl_context(s.ca_bundle)),
                         {"User-Agent": s.user_agent, "Accept": ACCEPT, "Accept-Language": "en"}, s.timeout)
-        self.pool = sender.pool
+        self.pool = sender
         return sender
 
     async def check(self, urls: Sequence[str], on_result: Callable[[Result], None] | None = None,
@@ -197,11 +183,7 @@ class Checker:
             pages.setdefault(page, []).append(url)
         self._global = Slots(self.settings.concurrency)
         for page in pages:
-            gate = self._gate(page)
-            gate.pending += 1
-            if not gate.pool_key:
-                with contextlib.suppress(httpx.InvalidURL):
-                    gate.pool_key = pool_key(httpx.URL(page))
+            self._gate(page).pending += 1
         results: dict[str, Result] = {}
         async with self.sender() as client:
 
@@ -211,8 +193,8 @@ class Checker:
                     found = await self._life(client, page, cited, gate)
                 finally:
                     gate.pending -= 1
-                    if gate.pending == 0 and self.pool is not None and gate.pool_key:
-                        await self.pool.close_host(gate.pool_key)
+                    if gate.pending == 0:
+                        await client.close_host(host_key(page))
                 for r in found:
                     results[r.url] = r
                     if on_result:
@@ -362,24 +344,24 @@ class Checker:
         s = self.settings
         url = page
         seen: set[str] = {page}
-        cookies: httpx.Cookies | None = None  # set by this page's own redirects, sent back on the next hop
+        cookies: Cookies | None = None  # set by this page's own redirects, sent back on the next hop
         while True:
             attempt.url = url
             await (gate if url == page else self._gate(url)).pace()
             self.requests += 1
             try:
                 response = await client.get(url, cookies)
-            except (httpx.HTTPError, httpx.InvalidURL, OSError, ValueError) as exc:
+            except HTTP_ERRORS as exc:
                 return _PageOutcome(classify_exception(exc), final_url=url, hops=tuple(attempt.hops))
             try:
                 status = response.status_code
                 attempt.status = status
                 location = response.headers.get("location")
                 if "set-cookie" in response.headers:
-                    cookies = cookies or httpx.Cookies()
-                    cookies.extract_cookies(response)
+                    cookies = cookies or Cookies()
+                    cookies.extract(response)
                 if status in REDIRECT_STATUSES and location:
-                    nxt, _ = split_fragment(urljoin(str(response.url), location.strip()))
+                    nxt, _ = split_fragment(urljoin(response.url, location.strip()))
                     attempt.hops.append(Hop(url, status))
                     chain = " -> ".join([*(h.url for h in attempt.hops), nxt])
                     if len(attempt.hops) > s.max_redirects:
@@ -405,28 +387,28 @@ class Checker:
                     attempt.reading_body = True
                     try:
                         anchors = await self._anchors(response, fragments)
-                    except (httpx.HTTPError, OSError) as exc:
+                    except HTTP_ERRORS as exc:
                         err = classify_exception(exc)
                         body_error = replace(err, reason=f"{err.reason} while reading the page for its anchor")
-                return _PageOutcome(cls, status, str(response.url), tuple(attempt.hops), anchors, retry_after,
+                return _PageOutcome(cls, status, response.url, tuple(attempt.hops), anchors, retry_after,
                                     body_error=body_error)
             finally:
                 await self._release(response)
 
     @staticmethod
-    async def _release(response: httpx.Response) -> None:
+    async def _release(response: Response) -> None:
         """Close the response; read a small unread body first so its connection goes back to the pool."""
         task = asyncio.current_task()
         cancelled = task is not None and task.cancelling() > 0  # the deadline struck: close at once
         if not response.is_stream_consumed and not cancelled:
             length = response.headers.get("content-length", "")
             if length.isdigit() and int(length) <= DRAIN_LIMIT:
-                with contextlib.suppress(httpx.HTTPError, OSError, TimeoutError):
+                with contextlib.suppress(*HTTP_ERRORS):
                     async with asyncio.timeout(DRAIN_SECONDS):
                         await response.aread()
         await response.aclose()
 
-    async def _anchors(self, response: httpx.Response, fragments: set[str],
+    async def _anchors(self, response: Response, fragments: set[str],
                        ) -> dict[str, tuple[FragmentState, str]]:
         ctype = response.headers.get("content-type", "").split(";")[0].strip().lower()
         return await read_anchors(response.aiter_bytes(), ctype, response.charset_encoding, fragments,

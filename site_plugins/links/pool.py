@@ -1,169 +1,165 @@
-"""Keep-alive connections for the checker: one small pool per host, constant work per request.
+"""HTTP for the checker: aiohttp underneath, one small keep-alive pool per host, and the slice of an
+answer the checker reads.
 
-httpx's default transport keeps one httpcore ``AsyncConnectionPool`` for every host. In httpcore 1.0.x
-that pool (a) counts *all* its connections, busy ones included, when deciding whether an idle one is
-surplus, so with more connections in flight than ``max_keepalive_connections`` every connection is
-closed after one request (at 64 pages in flight, 1,000 URLs on one host opened 1,000 TCP connections),
-and (b) looks at every connection, polling each idle socket, on every request: with many connections
-its cost grows with their number. Here instead each host keeps a stack of idle connections, at most
-``keep_per_host`` of them; a request takes the most recently used one that is still usable (only that
-one is looked at) or opens a new connection; a response, once closed with its body read, puts its
-connection back. How many connections a host gets at once is the scheduler's business (its per-host
-slots), so the pool needs no limit of its own beyond what it keeps idle.
+Why aiohttp: the checker is CPU-bound on a fast network, and most of its CPU per URL went to the HTTP
+stack. httpx over httpcore and h11 parses HTTP in Python and (httpcore 1.0.x) closed every connection
+after one request once more were in flight than it kept alive; aiohttp parses in C (llhttp), keeps
+connections alive at any concurrency, and needs no anyio. bench/links/README.md has the measurements.
 
-:class:`PooledTransport` is httpx's own transport (request and response mapping, exception mapping,
-TLS settings) with this pool in place of httpcore's. :class:`Sender` sends one GET through it: straight
-to the transport (httpx's client adds URL merging, auth and redirect hooks and a cookie jar that parses
-every response: a third of the CPU per request, and none of it needed here), or through an httpx client
-when the environment names a proxy. Cookies set by a page are kept for that page's own redirects only.
+- :class:`Sender` keeps one ``aiohttp.ClientSession`` per host (scheme and authority), made on first use
+  and closed by :meth:`Sender.close_host` once that host's last page is done, so that idle sockets stay
+  few on a run over thousands of hosts. A host never has more connections than requests in flight to
+  it, which the scheduler bounds (:mod:`~site_plugins.links.schedule`); an idle one is closed after
+  ``keepalive`` seconds. Redirects are not followed here (the checker follows them, to record them).
+- :class:`Response` is what the checker reads: status, headers (case-insensitive), final URL, charset,
+  the body in chunks. Closing it returns its connection to the host's pool when the body was read to
+  its end, and closes the connection otherwise.
+- :class:`Cookies` are the cookies one page's own redirects set, sent back on its next hops only (a
+  site that sets a cookie and redirects to itself would otherwise loop); nothing is kept across pages.
+- TLS is always verified: the default trust store (``SSL_CERT_FILE``/``SSL_CERT_DIR`` if set, else
+  certifi's bundle, as httpx did), plus extra CA certificates if given, made on the first https request.
+- A proxy named by the environment (``HTTPS_PROXY``, ``HTTP_PROXY``, ``NO_PROXY``) is used.
 """
 
 from __future__ import annotations
 
+import functools
+import os
 import ssl
 import urllib.request
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Any
+from urllib.parse import urlsplit
 
-import httpcore
-import httpx
+import aiohttp
+from yarl import URL
 
-from site_plugins.links.aionet import AsyncioBackend
-
-HostKey = tuple[bytes, bytes, int]
-
-
-def _key(origin: httpcore.Origin) -> HostKey:
-    return origin.scheme, origin.host, origin.port
+HTTP_ERRORS: tuple[type[BaseException], ...] = (aiohttp.ClientError, OSError, ValueError, TimeoutError)
+"""What sending a request or reading an answer may raise (besides cancellation): see
+:func:`~site_plugins.links.verdict.classify_exception`."""
 
 
-class _Stream:
-    """The response body; closing it returns its connection to the pool (or closes it)."""
+def ssl_context(ca_bundle: str | None = None) -> ssl.SSLContext:
+    """The default trust store plus ``ca_bundle``; always verifying."""
+    if os.environ.get("SSL_CERT_FILE"):
+        ctx = ssl.create_default_context(cafile=os.environ["SSL_CERT_FILE"])
+    elif os.environ.get("SSL_CERT_DIR"):
+        ctx = ssl.create_default_context(capath=os.environ["SSL_CERT_DIR"])
+    else:
+        import certifi
 
-    def __init__(self, inner: Any, conn: httpcore.AsyncHTTPConnection, pool: HostPool) -> None:
-        self._inner = inner
-        self._conn = conn
-        self._pool = pool
+        ctx = ssl.create_default_context(cafile=certifi.where())
+    if ca_bundle:
+        ctx.load_verify_locations(cafile=ca_bundle)
+    return ctx
 
-    async def __aiter__(self) -> AsyncIterator[bytes]:
-        async for chunk in self._inner:
+
+@functools.lru_cache(maxsize=4096)  # asked several times per URL (its gate, its pool)
+def host_key(url: str) -> str:
+    """The pool a URL's connections belong to: scheme and authority, lower case."""
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc.lower()}"
+
+
+class Response:
+    """One answer: status and headers at once, the body on demand (see the module docstring)."""
+
+    def __init__(self, response: aiohttp.ClientResponse) -> None:
+        self._r = response
+        self.status_code = response.status
+        self.headers = response.headers  # a case-insensitive multi-mapping
+        self.url = str(response.url)
+        self.is_stream_consumed = False
+
+    @property
+    def charset_encoding(self) -> str | None:
+        """The charset the Content-Type header names, if any."""
+        return self._r.charset
+
+    async def aread(self) -> bytes:
+        self.is_stream_consumed = True
+        return await self._r.read()
+
+    async def aiter_bytes(self) -> AsyncIterator[bytes]:
+        self.is_stream_consumed = True
+        async for chunk in self._r.content.iter_any():
             yield chunk
 
     async def aclose(self) -> None:
-        try:
-            await self._inner.aclose()
-        finally:
-            await self._pool.put(self._conn)
+        self._r.release()  # back to the pool if the body was read to its end, else the connection is closed
 
 
-class HostPool:
-    """Idle HTTP/1.1 connections per host (scheme, host, port), at most ``keep_per_host`` each."""
+class Cookies:
+    """Cookies set along one page's redirect chain (domain and path rules as browsers apply them)."""
 
-    def __init__(self, ssl_context: ssl.SSLContext | None, keep_per_host: int, keepalive_expiry: float = 5.0,
-                 ) -> None:
-        self._ssl = ssl_context
-        self.keep_per_host = keep_per_host
-        self._expiry = keepalive_expiry
-        self._backend = AsyncioBackend()
-        self._idle: dict[HostKey, list[httpcore.AsyncHTTPConnection]] = {}
-        self.opened: dict[HostKey, int] = {}  # TCP connections opened per host, for tests and the benchmark
+    def __init__(self) -> None:
+        self._jar = aiohttp.CookieJar(unsafe=True)  # unsafe: IP-address hosts may set cookies too
 
-    def _take(self, key: HostKey) -> tuple[httpcore.AsyncHTTPConnection | None, list[httpcore.AsyncHTTPConnection]]:
-        stale: list[httpcore.AsyncHTTPConnection] = []
-        idle = self._idle.get(key)
-        while idle:
-            conn = idle.pop()
-            if conn.is_available() and not conn.has_expired():
-                return conn, stale
-            stale.append(conn)
-        return None, stale
+    def extract(self, response: Response) -> None:
+        self._jar.update_cookies(response._r.cookies, response._r.url)
 
-    async def handle_async_request(self, request: httpcore.Request) -> httpcore.Response:
-        key = _key(request.url.origin)
-        conn, stale = self._take(key)
-        for old in stale:
-            await old.aclose()
-        if conn is None:
-            self.opened[key] = self.opened.get(key, 0) + 1
-            conn = httpcore.AsyncHTTPConnection(origin=request.url.origin, ssl_context=self._ssl,
-                                                keepalive_expiry=self._expiry, network_backend=self._backend)
-        try:
-            response = await conn.handle_async_request(request)
-        except BaseException:
-            await conn.aclose()
-            raise
-        return httpcore.Response(status=response.status, headers=response.headers,
-                                 content=_Stream(response.stream, conn, self), extensions=response.extensions)
-
-    async def put(self, conn: httpcore.AsyncHTTPConnection) -> None:
-        if conn.is_idle():
-            idle = self._idle.setdefault(_key(conn._origin), [])
-            if len(idle) < self.keep_per_host:
-                idle.append(conn)
-                return
-        if not conn.is_closed():
-            await conn.aclose()
-
-    async def close_host(self, key: HostKey) -> None:
-        """Close a host's idle connections (its last page is done), so that idle sockets stay few."""
-        for conn in self._idle.pop(key, []):
-            await conn.aclose()
-
-    async def aclose(self) -> None:
-        for key in list(self._idle):
-            await self.close_host(key)
-
-    async def __aenter__(self) -> HostPool:
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.aclose()
+    def header(self, url: str) -> str:
+        return "; ".join(f"{name}={morsel.value}" for name, morsel in self._jar.filter_cookies(URL(url)).items())
 
 
-def host_key(url: httpx.URL) -> HostKey:
-    return url.raw_scheme, url.raw_host, url.port or (443 if url.raw_scheme == b"https" else 80)
+class _Connector(aiohttp.TCPConnector):
+    """aiohttp's connector, counting the connections it opens in ``tally[key]`` (tests and the benchmark)."""
 
+    def __init__(self, tally: dict[str, int], key: str, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._tally = tally
+        self._key = key
 
-class PooledTransport(httpx.AsyncHTTPTransport):
-    """httpx's transport with :class:`HostPool` instead of httpcore's pool (see the module docstring)."""
-
-    def __init__(self, ssl_context: ssl.SSLContext, keep_per_host: int) -> None:
-        super().__init__(verify=ssl_context, trust_env=False)
-        self.pool = HostPool(ssl_context, keep_per_host)
-        # httpx 0.27-0.29 keep their httpcore pool here and use only its request, enter and close methods.
-        self._pool = self.pool  # type: ignore[assignment]
+    async def _create_connection(self, *args: Any, **kwargs: Any) -> Any:
+        self._tally[self._key] = self._tally.get(self._key, 0) + 1
+        return await super()._create_connection(*args, **kwargs)
 
 
 class Sender:
-    """Sends GET requests (streamed, no redirects followed) with fixed headers and timeouts."""
+    """Sends GET requests (redirects not followed) with fixed headers and timeouts, one pool per host."""
 
-    def __init__(self, ssl_context: ssl.SSLContext, keep_per_host: int, headers: Mapping[str, str],
-                 timeout: float) -> None:
-        self.transport = PooledTransport(ssl_context, keep_per_host)
-        self.pool = self.transport.pool
-        self._headers = httpx.Headers(headers)
-        self._timeout = httpx.Timeout(timeout)
-        self._extensions = {"timeout": self._timeout.as_dict()}
-        # A proxy from the environment: let httpx's client route each request (its mounts do that).
-        self._client: httpx.AsyncClient | None = None
-        if urllib.request.getproxies():
-            self._client = httpx.AsyncClient(transport=self.transport, verify=ssl_context, timeout=self._timeout,
-                                             headers=headers, follow_redirects=False, trust_env=True)
+    def __init__(self, ssl_context: Callable[[], ssl.SSLContext], headers: Mapping[str, str], timeout: float,
+                 keepalive: float = 5.0) -> None:
+        self._make_ssl = ssl_context
+        self._ssl: ssl.SSLContext | None = None
+        self._headers = dict(headers)
+        self._timeout = aiohttp.ClientTimeout(total=None, sock_connect=timeout, sock_read=timeout)
+        self._keepalive = keepalive
+        self._trust_env = bool(urllib.request.getproxies())
+        self._sessions: dict[str, aiohttp.ClientSession] = {}
+        self.opened: dict[str, int] = {}  # TCP connections opened per host, closed pools included
 
-    async def get(self, url: str, cookies: httpx.Cookies | None = None) -> httpx.Response:
-        request = httpx.Request("GET", url, headers=self._headers, extensions=self._extensions)
-        if cookies:
-            cookies.set_cookie_header(request)
-        if self._client is not None:
-            return await self._client.send(request, stream=True)
-        response = await self.transport.handle_async_request(request)
-        response.request = request
-        return response
+    def _session(self, key: str) -> aiohttp.ClientSession:
+        session = self._sessions.get(key)
+        if session is None:
+            tls: ssl.SSLContext | bool = True
+            if key.startswith("https:"):
+                if self._ssl is None:
+                    self._ssl = self._make_ssl()
+                tls = self._ssl
+            connector = _Connector(self.opened, key, limit=0, ssl=tls, keepalive_timeout=self._keepalive)
+            session = self._sessions[key] = aiohttp.ClientSession(
+                connector=connector, timeout=self._timeout, headers=self._headers, trust_env=self._trust_env,
+                cookie_jar=aiohttp.DummyCookieJar(), raise_for_status=False)
+        return session
+
+    async def get(self, url: str, cookies: Cookies | None = None) -> Response:
+        key = host_key(url)
+        session = self._session(key)
+        headers = None
+        if cookies is not None and (line := cookies.header(url)):
+            headers = {"Cookie": line}
+        return Response(await session.get(url, allow_redirects=False, headers=headers))
+
+    async def close_host(self, key: str) -> None:
+        """Close a host's connections (its last page is done)."""
+        session = self._sessions.pop(key, None)
+        if session is not None:
+            await session.close()
 
     async def __aenter__(self) -> Sender:
         return self
 
     async def __aexit__(self, *exc: object) -> None:
-        if self._client is not None:
-            await self._client.aclose()
-        await self.transport.aclose()
+        for key in list(self._sessions):
+            await self.close_host(key)

@@ -57,7 +57,6 @@ class HostGate:
         self._lock = asyncio.Lock()
         self._next = 0.0
         self.pending = 0  # pages of this host not yet finished (the checker closes idle connections at 0)
-        self.pool_key: tuple[bytes, bytes, int] | None = None  # the host's key in the connection pool
 
     async def pace(self) -> None:
         if self.min_interval <= 0 and self._next == 0.0:

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from http import HTTPStatus
 from typing import Literal
 
-import httpx
+import aiohttp
 
 Verdict = Literal["ok", "broken", "blocked", "transient", "cannot verify"]
 VERDICTS: tuple[Verdict, ...] = ("ok", "broken", "blocked", "transient", "cannot verify")
@@ -109,12 +109,13 @@ def _chain(exc: BaseException) -> Iterator[BaseException]:
 
 
 def classify_exception(exc: BaseException) -> Classification:
-    """Classify a failure to get an answer (httpx errors and the OS errors beneath them)."""
+    """Classify a failure to get an answer (aiohttp's errors and the OS errors beneath them)."""
     chain = list(_chain(exc))
-    for e in chain:
-        if isinstance(e, ssl.SSLCertVerificationError):
-            detail = e.verify_message or str(e)
-            return Classification("broken", f"TLS certificate verification failed: {detail}", "tls")
+    # aiohttp's ClientConnectorCertificateError is an SSLCertVerificationError too, without the OS's words.
+    certs = [e for e in chain if isinstance(e, ssl.SSLCertVerificationError)]
+    if certs:
+        detail = next((m for e in certs if (m := getattr(e, "verify_message", None))), str(certs[-1]))
+        return Classification("broken", f"TLS certificate verification failed: {detail}", "tls")
     for e in chain:
         if isinstance(e, socket.gaierror):
             return Classification("broken", f"DNS lookup failed: {e.strerror or e}", "dns")
@@ -125,26 +126,31 @@ def classify_exception(exc: BaseException) -> Classification:
             return Classification("broken", f"DNS lookup failed: {needle}", "dns")
     for e in chain:
         if isinstance(e, ssl.SSLError):
-            return Classification("broken", f"TLS handshake failed: {e.reason or e}", "tls")
-    if isinstance(exc, httpx.TimeoutException) or any(isinstance(e, TimeoutError) for e in chain):
-        what: dict[type[BaseException], str] = {
-            httpx.ConnectTimeout: "connecting", httpx.ReadTimeout: "waiting for the answer",
-            httpx.WriteTimeout: "sending the request", httpx.PoolTimeout: "waiting for a connection"}
-        phase = what.get(type(exc), "")
+            return Classification("broken", f"TLS handshake failed: {getattr(e, 'reason', None) or e}", "tls")
+    if any(isinstance(e, TimeoutError) for e in chain):
+        phase = ("connecting" if isinstance(exc, aiohttp.ConnectionTimeoutError) else
+                 "waiting for the answer" if isinstance(exc, aiohttp.SocketTimeoutError) else "")
         return Classification("transient", f"timed out {phase}".strip(), "timeout", retry=True)
-    if isinstance(exc, httpx.UnsupportedProtocol | httpx.InvalidURL):
+    if isinstance(exc, aiohttp.NonHttpUrlClientError):
+        return Classification("broken", f"invalid URL: not a web address: {exc}", "invalid-url")
+    if isinstance(exc, ValueError):  # aiohttp.InvalidURL, and yarl's errors for addresses it cannot parse
         return Classification("broken", f"invalid URL: {exc}", "invalid-url")
     for e in chain:
         if isinstance(e, OSError) and e.errno in (errno.ENETUNREACH, errno.EHOSTUNREACH):
             return Classification("transient", f"network unreachable ({e.strerror})", "network", retry=True)
         if isinstance(e, ConnectionRefusedError) or (isinstance(e, OSError) and e.errno == errno.ECONNREFUSED):
             return Classification("transient", "connection refused", "connect", retry=True)
-    if isinstance(exc, httpx.ConnectError):
-        return Classification("transient", f"could not connect: {exc or 'connection failed'}", "connect", retry=True)
-    if isinstance(exc, httpx.RemoteProtocolError | httpx.ReadError | httpx.WriteError | httpx.CloseError):
+    if isinstance(exc, aiohttp.ClientConnectorError):
+        return Classification("transient", f"could not connect: {exc.os_error.strerror or exc.os_error}", "connect",
+                              retry=True)
+    if isinstance(exc, aiohttp.ClientResponseError):  # the answer's status line or headers would not parse
+        return Classification("transient", f"malformed answer: {exc.message}", "network", retry=True)
+    dropped = (errno.ECONNRESET, errno.EPIPE, errno.ECONNABORTED)
+    if isinstance(exc, aiohttp.ServerDisconnectedError | aiohttp.ClientPayloadError) or any(
+            isinstance(e, ConnectionError) or (isinstance(e, OSError) and e.errno in dropped) for e in chain):
         return Classification("transient", f"connection dropped: {exc or type(exc).__name__}", "network",
                               retry=True)
-    if isinstance(exc, httpx.TransportError | OSError):
+    if isinstance(exc, aiohttp.ClientError | OSError):
         return Classification("transient", f"network error: {exc or type(exc).__name__}", "network", retry=True)
     return Classification("broken", f"unexpected error: {type(exc).__name__}: {exc}", "")
 

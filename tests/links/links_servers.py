@@ -121,6 +121,13 @@ class _Handler(BaseHTTPRequestHandler):
                 self._send(200, page)
             else:
                 self._send(int(query.get("code", "301")), headers={"Location": f"/redirect/{n - 1}"})
+        elif head == "cookie":  # /cookie: sets a session cookie and redirects to itself; with it, a page
+            if "session=yes" in self.headers.get("Cookie", ""):
+                self._send(200, page)
+            else:
+                self._send(302, headers={"Location": "/cookie", "Set-Cookie": "session=yes; Path=/"})
+        elif head == "cookie-check":  # 200 if a cookie came along (no cookie may leak across pages)
+            self._send(403 if self.headers.get("Cookie") else 200, page)
         elif head == "loop":  # /loop/a -> /loop/b -> /loop/a
             self._send(301, headers={"Location": "/loop/b" if segs[1] == "a" else "/loop/a"})
         elif head == "status":

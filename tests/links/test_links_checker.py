@@ -8,8 +8,10 @@ import itertools
 import ssl
 import time
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
+import trustme
 from links_servers import Server, SilentServer
 
 from site_plugins.links.checker import Checker, HostGate, Result, Settings
@@ -62,6 +64,28 @@ def test_redirect_chain_is_followed_and_recorded(http: Server, code: int) -> Non
                            Hop(http.url("/redirect/1"), 301))
     assert r.final_url == http.url("/redirect/0")
     within_deadline(elapsed)
+
+
+def test_a_cookie_set_by_a_redirect_is_sent_back_on_that_page_only(http: Server) -> None:
+    # /cookie redirects to itself with a cookie: without sending it back that would be a loop.
+    results, elapsed = check([http.url("/cookie"), http.url("/cookie-check")])
+    r = results[http.url("/cookie")]
+    assert (r.verdict, r.redirects) == ("ok", (Hop(http.url("/cookie"), 302),))
+    assert results[http.url("/cookie-check")].verdict == "ok"  # the other page got no cookie
+    within_deadline(elapsed)
+
+
+def test_extra_ca_certificates_are_trusted_on_top_of_the_default_store(
+        https: Server, ca: trustme.CA, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # No context from the test: the checker builds its own (certifi's bundle), adding --ca-bundle.
+    assert one(https.url("/ok"))[0].kind == "tls"
+    pem = tmp_path / "ca.pem"
+    ca.cert_pem.write_to_path(str(pem))
+    r, _ = one(https.url("/ok"), replace(FAST, ca_bundle=str(pem)))
+    assert (r.verdict, r.status) == ("ok", 200)
+    # SSL_CERT_FILE replaces the default store, as OpenSSL's tools and httpx read it.
+    monkeypatch.setenv("SSL_CERT_FILE", str(pem))
+    assert one(https.url("/ok"))[0].verdict == "ok"
 
 
 def test_five_redirects_pass_six_are_too_many(http: Server) -> None:

@@ -6,9 +6,12 @@ import datetime as dt
 import random
 import socket
 import ssl
+from types import SimpleNamespace
 
-import httpx
+import aiohttp
 import pytest
+from multidict import CIMultiDict, CIMultiDictProxy
+from yarl import URL
 
 from site_plugins.links.verdict import (
     Classification,
@@ -45,11 +48,11 @@ from site_plugins.links.verdict import (
     (600, {}, Classification("broken", "unexpected status 600")),
 ])
 def test_classify_status(status: int, headers: dict[str, str], expected: Classification) -> None:
-    assert classify_status(status, httpx.Headers(headers)) == expected
+    assert classify_status(status, CIMultiDictProxy(CIMultiDict(headers))) == expected
 
 
 def _raised(outer: BaseException, inner: BaseException) -> BaseException:
-    """``outer`` raised from ``inner``, as httpx wraps the OS error beneath it."""
+    """``outer`` raised from ``inner``, as aiohttp wraps the OS error beneath it."""
     try:
         try:
             raise inner
@@ -65,25 +68,48 @@ def _cert_error() -> ssl.SSLCertVerificationError:
     return err
 
 
+def _request_info() -> aiohttp.RequestInfo:
+    url = URL("http://example.org/")
+    return aiohttp.RequestInfo(url, "GET", CIMultiDictProxy(CIMultiDict()), url)
+
+
+def _connector_error(inner: OSError) -> BaseException:
+    """What aiohttp raises when it cannot connect: ``ClientConnectorError`` raised from the OS error."""
+    key = SimpleNamespace(host="example.org", port=443, ssl=True)
+    return _raised(aiohttp.ClientConnectorError(key, inner), inner)  # type: ignore[arg-type]
+
+
 @pytest.mark.parametrize(("exc", "verdict", "kind", "reason"), [
-    (_raised(httpx.ConnectError("x"), socket.gaierror(-2, "Name or service not known")),
+    (_connector_error(socket.gaierror(-2, "Name or service not known")),
      "broken", "dns", "DNS lookup failed: Name or service not known"),
-    (httpx.ConnectError("[Errno -3] Temporary failure in name resolution"),
+    (aiohttp.ClientConnectionError("[Errno -3] Temporary failure in name resolution"),
      "broken", "dns", "DNS lookup failed: Temporary failure in name resolution"),
-    (_raised(httpx.ConnectError("x"), _cert_error()),
+    (_raised(aiohttp.ClientConnectionError("x"), _cert_error()),
      "broken", "tls", "TLS certificate verification failed: certificate has expired"),
-    (httpx.ConnectTimeout("t"), "transient", "timeout", "timed out connecting"),
-    (httpx.ReadTimeout("t"), "transient", "timeout", "timed out waiting for the answer"),
-    (httpx.PoolTimeout("t"), "transient", "timeout", "timed out waiting for a connection"),
-    (_raised(httpx.ConnectError("x"), ConnectionRefusedError(111, "Connection refused")),
+    (_raised(aiohttp.ClientConnectionError("x"), ssl.SSLError(1, "[SSL: WRONG_VERSION_NUMBER] wrong version")),
+     "broken", "tls", "TLS handshake failed: [SSL: WRONG_VERSION_NUMBER] wrong version"),
+    (aiohttp.ConnectionTimeoutError("t"), "transient", "timeout", "timed out connecting"),
+    (aiohttp.SocketTimeoutError("t"), "transient", "timeout", "timed out waiting for the answer"),
+    (TimeoutError(), "transient", "timeout", "timed out"),
+    (_connector_error(ConnectionRefusedError(111, "Connection refused")),
      "transient", "connect", "connection refused"),
-    (_raised(httpx.ConnectError("x"), OSError(101, "Network is unreachable")),
+    (_connector_error(OSError(101, "Network is unreachable")),
      "transient", "network", "network unreachable (Network is unreachable)"),
-    (httpx.RemoteProtocolError("Server disconnected without sending a response."),
-     "transient", "network", "connection dropped: Server disconnected without sending a response."),
-    (httpx.ReadError("reset"), "transient", "network", "connection dropped: reset"),
-    (httpx.UnsupportedProtocol("Request URL has an unsupported protocol 'ftp://'."),
-     "broken", "invalid-url", "invalid URL: Request URL has an unsupported protocol 'ftp://'."),
+    (_connector_error(OSError(22, "Invalid argument")),
+     "transient", "connect", "could not connect: Invalid argument"),
+    (aiohttp.ServerDisconnectedError(), "transient", "network", "connection dropped: Server disconnected"),
+    (aiohttp.ClientOSError(104, "Connection reset by peer"),
+     "transient", "network", "connection dropped: [Errno 104] Connection reset by peer"),
+    (aiohttp.ClientPayloadError("Response payload is not completed"),
+     "transient", "network", "connection dropped: Response payload is not completed"),
+    (aiohttp.ClientResponseError(_request_info(), (), message="Invalid header value char"),
+     "transient", "network", "malformed answer: Invalid header value char"),
+    (aiohttp.ClientOSError(5, "Input/output error"), "transient", "network",
+     "network error: [Errno 5] Input/output error"),
+    (aiohttp.NonHttpUrlClientError("ftp://example.org/"),
+     "broken", "invalid-url", "invalid URL: not a web address: ftp://example.org/"),
+    (aiohttp.InvalidURL("http://exa mple/"), "broken", "invalid-url", "invalid URL: http://exa mple/"),
+    (RuntimeError("boom"), "broken", "", "unexpected error: RuntimeError: boom"),
 ])
 def test_classify_exception(exc: BaseException, verdict: str, kind: str, reason: str) -> None:
     c = classify_exception(exc)
