@@ -34,6 +34,10 @@ from urllib.parse import urlsplit
 import aiohttp
 from yarl import URL
 
+#: aiohttp refuses a header line past 8 KiB by default; real sites send longer Content-Security-Policy and
+#: Link headers, so allow more, still bounded.
+MAX_HEADER_LINE = 64 * 1024
+
 HTTP_ERRORS: tuple[type[BaseException], ...] = (aiohttp.ClientError, OSError, ValueError, TimeoutError)
 """What sending a request or reading an answer may raise (besides cancellation): see
 :func:`~site_plugins.links.verdict.classify_exception`."""
@@ -140,7 +144,8 @@ class Sender:
             connector = _Connector(self.opened, key, limit=0, ssl=tls, keepalive_timeout=self._keepalive)
             session = self._sessions[key] = aiohttp.ClientSession(
                 connector=connector, timeout=self._timeout, headers=self._headers, trust_env=self._trust_env,
-                cookie_jar=aiohttp.DummyCookieJar(), raise_for_status=False)
+                cookie_jar=aiohttp.DummyCookieJar(), raise_for_status=False,
+                max_line_size=MAX_HEADER_LINE, max_field_size=MAX_HEADER_LINE)
         return session
 
     async def get(self, url: str, cookies: Cookies | None = None) -> Response:

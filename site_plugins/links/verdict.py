@@ -144,7 +144,9 @@ def classify_exception(exc: BaseException) -> Classification:
         return Classification("transient", f"could not connect: {exc.os_error.strerror or exc.os_error}", "connect",
                               retry=True)
     if isinstance(exc, aiohttp.ClientResponseError):  # the answer's status line or headers would not parse
-        return Classification("transient", f"malformed answer: {exc.message}", "network", retry=True)
+        what = str(exc.message)  # may quote what the server sent: keep the message short
+        what = what if len(what) <= 100 else what[:97] + "..."
+        return Classification("transient", f"malformed answer: {what}", "network", retry=True)
     dropped = (errno.ECONNRESET, errno.EPIPE, errno.ECONNABORTED)
     if isinstance(exc, aiohttp.ServerDisconnectedError | aiohttp.ClientPayloadError) or any(
             isinstance(e, ConnectionError) or (isinstance(e, OSError) and e.errno in dropped) for e in chain):

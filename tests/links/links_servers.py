@@ -167,6 +167,8 @@ class _Handler(BaseHTTPRequestHandler):
                 self._send(200, page)
         elif head == "js":
             self._send(200, APP_SHELL.encode())
+        elif head == "bigheader":  # /bigheader/N: a page with an N-byte Content-Security-Policy header
+            self._send(200, page, headers={"Content-Security-Policy": "x" * int(segs[1])})
         elif head == "pdf":
             self._send(200, b"%PDF-1.4\n%%EOF\n", "application/pdf")
         elif head == "drip":  # headers at once, then one byte per `every` seconds

@@ -88,6 +88,16 @@ def test_extra_ca_certificates_are_trusted_on_top_of_the_default_store(
     assert one(https.url("/ok"))[0].verdict == "ok"
 
 
+def test_long_header_lines_are_read_up_to_a_bound(http: Server) -> None:
+    results, elapsed = check([http.url("/bigheader/20000"), http.url("/bigheader/70000")])
+    assert results[http.url("/bigheader/20000")].verdict == "ok"  # real CSP headers pass 8 KiB
+    r = results[http.url("/bigheader/70000")]
+    assert (r.verdict, r.kind) == ("transient", "network")
+    assert r.reason == "malformed answer: Got more than 65536 bytes when reading: b'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx" \
+                       "xxxxxxxxxxxxxxxxxxxxxxx... (after 2 tries)"
+    within_deadline(elapsed)
+
+
 def test_five_redirects_pass_six_are_too_many(http: Server) -> None:
     results, elapsed = check([http.url("/redirect/5"), http.url("/redirect/6")])
     assert results[http.url("/redirect/5")].verdict == "ok"
