@@ -20,7 +20,7 @@ from mkdocs.structure.files import File, Files
 from mkdocs.structure.nav import Navigation
 from mkdocs.structure.pages import Page
 
-from site_plugins import checks, navorder, pipeline, render, stash
+from site_plugins import checks, navhtml, navorder, pipeline, render, stash
 from site_plugins import nav as site_nav
 from site_plugins.incremental import Incremental, date_back
 from site_plugins.links import evidence
@@ -29,6 +29,7 @@ from site_plugins.messages import Problem
 log = logging.getLogger("mkdocs.plugins.gloss")
 
 ASSETS = Path(__file__).parent / "assets"
+TEMPLATES = Path(__file__).parent / "templates"  # overrides of material's partials (see navhtml.py)
 TERM_SEARCH_BOOST = 5  # material search boost: a term outranks the code page whose file name repeats its words
 
 
@@ -96,6 +97,9 @@ class GlossPlugin(BasePlugin[GlossConfig]):
             config.extra_css.append(f"assets/gloss/{css.relative_to(ASSETS).as_posix()}")
         for js in sorted(ASSETS.rglob("*.js")):  # small, dependency-free page scripts (the diagram's)
             config.extra_javascript.append(f"assets/gloss/{js.relative_to(ASSETS).as_posix()}")
+        # Our partials come before the theme's own, after a custom_dir of the site's, which still wins.
+        if str(TEMPLATES) not in config.theme.dirs:
+            config.theme.dirs.insert(1 if config.theme.custom_dir else 0, str(TEMPLATES))
         return config
 
     def on_files(self, files: Files, /, *, config: MkDocsConfig) -> Files:
@@ -147,6 +151,7 @@ class GlossPlugin(BasePlugin[GlossConfig]):
         return self.build.sources.get(page.file.src_uri) if self.build is not None else None
 
     def on_env(self, env: Any, /, *, config: MkDocsConfig, files: Files) -> Any:
+        env.globals["gloss_nav_items"] = navhtml.render_items
         if self.incremental is not None:
             env.bytecode_cache = self.incremental.templates
         return env

@@ -197,7 +197,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--serve-terms", type=int, default=1000, help="size for the serve round trip; 0: skip")
     parser.add_argument("--edits", type=int, default=5, help="one-word edits timed in serve (median reported)")
     parser.add_argument("--serve-full", action="store_true", help="also time serve without --dirty (full rebuilds)")
-    parser.add_argument("--no-plain", action="store_true", help="build only the gloss sites")
+    parser.add_argument("--kinds", default="gloss,plain", help="which builds per size: gloss, plain or both")
+    parser.add_argument("--no-plain", action="store_true", help="build only the gloss sites (--kinds gloss)")
     parser.add_argument("--keep", type=Path, help="write the sites here and keep them")
     parser.add_argument("--build-one", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -205,13 +206,16 @@ def main(argv: list[str] | None = None) -> int:
         _build_here(args.build_one)
         return 0
     sizes = [int(s) for s in args.terms.split(",") if s.strip()]
+    kinds = [k for k in ("gloss", "plain") if k in args.kinds.split(",") and not (args.no_plain and k == "plain")]
+    if not kinds or set(args.kinds.split(",")) - {"gloss", "plain"}:
+        parser.error("--kinds takes gloss, plain or gloss,plain")
     base = args.keep or Path(tempfile.mkdtemp(prefix="gloss-bench-"))
     figs: list[Figures] = []
     serve: list[float] = []
     serve_full: list[float] = []
     try:
         for n in sizes:
-            for kind in ("gloss",) if args.no_plain else ("gloss", "plain"):
+            for kind in kinds:
                 root = base / f"{n}-{kind}"
                 shutil.rmtree(root, ignore_errors=True)
                 synthetic.write_site(root, n, embeds=kind == "gloss")
