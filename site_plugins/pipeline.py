@@ -195,6 +195,7 @@ def prepare(root: Path, docs_dir: str = "content", *, preview: bool = False,
                                             signable_at=signable_at(root, view, content))
     build.states = states
     build.problems += state_problems
+    del signables  # (memory: each entry's text and quoted code, not needed past sign-off)
 
     def visible(e: Entry) -> bool:
         return preview or states[e.path].published
@@ -239,11 +240,12 @@ def prepare(root: Path, docs_dir: str = "content", *, preview: bool = False,
     served_files: dict[str, str] = {}
     for uri, e in shown.items():
         st = states[e.path]
+        mine = staged.pop(e.path)  # each expansion is let go once its page is rendered (memory)
         # The working copy renders exactly as it was fingerprinted: reuse that. (Preview differs from the
         # published form only where an embed or a figure has a problem: it marks them in place.)
-        if uri not in snapshots and (not preview or not staged[e.path].expansion.problems):
-            expansion, excerpts = staged[e.path].expansion, staged[e.path].excerpts
-            build.code_files.update(staged[e.path].files)
+        if uri not in snapshots and (not preview or not mine.expansion.problems):
+            expansion, excerpts = mine.expansion, mine.excerpts
+            build.code_files.update(mine.files)
         elif uri in snapshots:
             expansion, excerpts = expand_body(e, view, preview), entry_excerpts(root, e, snapshots[uri])[0]
             served_files.update(snapshots[uri].files)

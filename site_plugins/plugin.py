@@ -161,10 +161,13 @@ class GlossPlugin(BasePlugin[GlossConfig]):
         if build is None:
             raise PluginError("gloss: on_page_markdown before on_files")
         uri = page.file.src_uri
-        markdown = build.pages.get(uri, markdown)
+        # Each page's Markdown is handed over once and not held for the rest of the build (memory).
+        ours = build.pages.pop(uri, None)
         if uri in build.term_tips:  # a search for a term's name finds its own entry before pages using it
             page.meta.setdefault("search", {}).setdefault("boost", TERM_SEARCH_BOOST)
-        if uri not in build.pages and self.checked is not None:  # hand-written pages: checked in on_files
+        if ours is not None:
+            markdown = ours
+        elif self.checked is not None:  # hand-written pages: checked in on_files
             markdown = self.checked.handwritten.get(uri, markdown)
         markdown, self.stashes[uri] = stash.stash(render.add_term_tips(markdown, uri, build.term_tips))
         return markdown
@@ -184,7 +187,9 @@ class GlossPlugin(BasePlugin[GlossConfig]):
         if build is None:
             raise PluginError("gloss: on_page_content before on_files")
         st = self.stashes.get(page.file.src_uri)
-        html = stash.restore(html, st, late=False) if st else html
+        if st:
+            html = stash.restore(html, st, late=False)
+            st.blocks.clear()  # now in the page; only the charts wait (for the search indexer to pass)
         gone = [*build.hidden, *build.content.unloaded, *build.unlisted]
         html, hits = render.unlink_hidden_html(html, page.file.src_uri, page.url, render.hidden_targets(gone))
         self._drafts_linked(page, [h for h in hits if h in build.hidden])
