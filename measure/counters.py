@@ -16,6 +16,10 @@ conflict_ways      loads and stores together
 sectors_per_req_ld 32-byte sectors per global load request (4 = a warp reads 128 contiguous bytes)
 sectors_per_req_st the same for global stores
 sectors_per_req    loads and stores together
+global_ld_mb       bytes the kernel's global loads asked the L1 for (32-byte sectors x 32), MB: what the
+                   code requests, before any cache serves it
+global_st_mb       the same for global stores
+l2_mb              bytes requested from the L2 by every client (loads, stores, copies), MB
 dram_read_mb       bytes read from DRAM during the kernel, in MB (1e6 bytes)
 dram_write_mb      bytes written to DRAM during the kernel, in MB
 dram_mb            both together
@@ -103,6 +107,8 @@ REQ_LD = "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"
 REQ_ST = "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum"
 SEC_LD = "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"
 SEC_ST = "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"
+L2_BYTES = "lts__t_bytes.sum"
+SECTOR_BYTES = 32
 DRAM_RD = "dram__bytes_read.sum"
 DRAM_WR = "dram__bytes_write.sum"
 OCCUPANCY = "sm__warps_active.avg.pct_of_peak_sustained_active"
@@ -151,6 +157,13 @@ DERIVED: dict[str, Derived] = {
         "sectors/req",
         lambda c, _b: _ratio(c[SEC_LD] + c[SEC_ST], c[REQ_LD] + c[REQ_ST]),
     ),
+    "global_ld_mb": Derived(
+        (SEC_LD,), "MB", 1, "global ld MB", lambda c, _b: c[SEC_LD] * SECTOR_BYTES / 1e6
+    ),
+    "global_st_mb": Derived(
+        (SEC_ST,), "MB", 1, "global st MB", lambda c, _b: c[SEC_ST] * SECTOR_BYTES / 1e6
+    ),
+    "l2_mb": Derived((L2_BYTES,), "MB", 1, "L2 MB", lambda c, _b: c[L2_BYTES] / 1e6),
     "dram_read_mb": Derived((DRAM_RD,), "MB", 1, "DRAM read MB", lambda c, _b: c[DRAM_RD] / 1e6),
     "dram_write_mb": Derived((DRAM_WR,), "MB", 1, "DRAM write MB", lambda c, _b: c[DRAM_WR] / 1e6),
     "dram_mb": Derived((DRAM_RD, DRAM_WR), "MB", 1, "DRAM MB", lambda c, _b: (c[DRAM_RD] + c[DRAM_WR]) / 1e6),

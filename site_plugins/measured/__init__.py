@@ -34,7 +34,8 @@ of the same rows against the copy ceiling. Options:
   default ``time``, the experiment's metric (``gflops`` if it declares FLOPs, else ``shared_gbps`` if
   it declares shared bytes, else ``gbps``), and ``pct_copy`` for a ``gbps`` experiment. Counter
   columns (results with Nsight Compute counters): ``conflict_ways`` (``_ld``, ``_st``),
-  ``sectors_per_req`` (``_ld``, ``_st``), ``dram_mb``, ``dram_read_mb``, ``dram_write_mb``,
+  ``sectors_per_req`` (``_ld``, ``_st``), ``global_ld_mb``, ``global_st_mb``, ``l2_mb``, ``dram_mb``,
+  ``dram_read_mb``, ``dram_write_mb``,
   ``dram_ratio``, ``occupancy_pct``, ``registers``, ``ktime`` (the kernel's own µs), ``sm_clock_mhz``
   (definitions: :mod:`measure.counters`). For a launch under 50 µs the time cell also gives the
   kernel's own duration, and the provenance says which time is which.

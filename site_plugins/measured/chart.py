@@ -9,6 +9,7 @@ that states every bar.
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass
 from html import escape
@@ -67,7 +68,11 @@ def render(
     span = WIDTH - VALUE_W - x0
     values = [b.value for b in bars if b.value is not None and b.value > 0]
     top_value = max([*values, ceiling or 0.0, second[0] if second else 0.0], default=0.0) or 1.0
-    top = TOP + (LABEL_H if second else 0)
+    # A ceiling's label names the kernel it comes from and can be longer than the chart is wide: it
+    # wraps onto lines of its own above the bars rather than running off a phone's screen.
+    first_lines = wrap_label(ceiling_text)
+    second_lines = wrap_label(second[1]) if second else []
+    top = TOP + LABEL_H * (len(first_lines) - 1 + len(second_lines))
     height = top + ROW_H * len(bars) + 4
     cx = x0 + span * ceiling / top_value if ceiling is not None and ceiling > 0 else None
     sx = x0 + span * second[0] / top_value if second and second[0] > 0 else None
@@ -112,16 +117,24 @@ def render(
             f'<text class="gloss-chart-value" x="{_x(value_x(x0 + w, label, cx))}" y="{_x(mid)}" '
             f'dominant-baseline="central">{escape(bar.text)}{escape(_unit_suffix(unit))}{mark}</text>'
         )
-    labels = [(cx, ceiling_text, top - 8)] + ([(sx, second[1], TOP - 8)] if second and sx is not None else [])
-    for x, text, y in labels:
-        if x is not None:
-            lx, anchor = label_place(x, text)
+    first_top = top - 8 - LABEL_H * (len(first_lines) - 1)
+    labels = [(cx, first_lines, first_top)] + ([(sx, second_lines, TOP - 8)] if sx is not None else [])
+    for x, lines, y in labels:
+        if x is None:
+            continue
+        lx, anchor = label_place(x, max(lines, key=len))
+        for i, line in enumerate(lines):
             parts.append(
-                f'<text class="gloss-chart-ceiling-label" x="{_x(lx)}" y="{y}" '
-                f'text-anchor="{anchor}">{escape(text)}</text>'
+                f'<text class="gloss-chart-ceiling-label" x="{_x(lx)}" y="{y + LABEL_H * i}" '
+                f'text-anchor="{anchor}">{escape(line)}</text>'
             )
     parts.append("</svg>")
     return "".join(parts)
+
+
+def wrap_label(text: str) -> list[str]:
+    """``text`` in lines that each fit the chart's width at :data:`CHAR_W` per character (at least one)."""
+    return textwrap.wrap(text, width=int((WIDTH - 2 * X0) / CHAR_W), break_on_hyphens=False) or [text]
 
 
 def label_place(x: float, text: str) -> tuple[float, str]:

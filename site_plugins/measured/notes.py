@@ -67,6 +67,31 @@ def notes(row: Row, several_refs: bool) -> list[str]:
     return out + ([row.note] if row.note else [])
 
 
+def numbered(reasons_of: dict[str, list[str]]) -> tuple[dict[str, str], list[str]]:
+    """The Note column as numbered notes: each distinct reason is written once, under the table, and a
+    row's cell lists the numbers of its reasons. A reason can run to a sentence and several rows share
+    it; written out in every cell it made each row several lines tall on a phone.
+    Returns (cell text per kernel, the reasons in the order of their numbers)."""
+    legend: list[str] = []
+    cells: dict[str, str] = {}
+    for kernel, reasons in reasons_of.items():
+        nums = []
+        for reason in reasons:
+            if reason not in legend:
+                legend.append(reason)
+            nums.append(str(legend.index(reason) + 1))
+        cells[kernel] = ", ".join(nums)
+    return cells, legend
+
+
+def legend_html(legend: Sequence[str]) -> str:
+    """The numbered notes under a table (nothing when no row has one)."""
+    if not legend:
+        return ""
+    items = "".join(f"<li>{escape(reason)}</li>" for reason in legend)
+    return f'<ol class="gloss-notes" aria-label="Notes">{items}</ol>'
+
+
 def noisy_mark(rows: Sequence[Row]) -> str:
     """The mark a value from a noisy row carries, in tables and in prose alike."""
     names = [r.kernel for r in rows if r.noisy]

@@ -280,8 +280,8 @@ def _embed(
     vkey = _values_key(result, table)
     values: list[str] = [f"{vkey} provenance: {sentence}" + (f". {said}" if said else "")]
     several = len({r.copy_ref for r in rows if r.pct_copy is not None}) > 1 and "pct_copy" in cols
-    reasons_of = {r.kernel: notes.notes(r, several) for r in rows}
-    any_notes = any(reasons_of.values())
+    note_cells, legend = notes.numbered({r.kernel: notes.notes(r, several) for r in rows})
+    any_notes = bool(legend)
     head = "".join(f'<th class="gloss-num">{escape(COLUMNS[c][0])}</th>' for c in cols)
     out = [
         f'<div class="gloss-measured" data-experiment="{escape(experiment)}" '
@@ -299,12 +299,13 @@ def _embed(
             if x is not None:
                 k = notes.kernel_ms(r) if c == "time" else None
                 values.append(f"{vkey} {r.kernel} {c}: {fmt.prose(c, x)}" + (f" (kernel {fmt.number(k)})" if k else ""))
-        note = f'<td class="gloss-note">{escape("; ".join(reasons_of[r.kernel]))}</td>' if any_notes else ""
+        note = f'<td class="gloss-note">{escape(note_cells[r.kernel])}</td>' if any_notes else ""
         mark = ' <span class="gloss-suspect-mark" title="suspect">\u26a0</span>' if r.suspect else ""
         mark += notes.noisy_mark([r])
         cls = ' class="gloss-suspect"' if r.suspect else ""
         out.append(f"<tr{cls}><td><code>{escape(r.kernel)}</code>{mark}</td>{''.join(cells)}{note}</tr>")
     out.append("</tbody></table>")
+    out.append(notes.legend_html(legend))
     out.append(_chart(result, table, rows))
     out.append("</div>")
     return Shown("".join(out), tuple(values))

@@ -53,8 +53,9 @@ def test_a_missing_metric_fails_with_path_line_problem_and_remedy(tmp_path: Path
     assert problems == [
         f"{PATH}:3: kernel 'naive' of experiment 'day13-transpose' at 8192x8192 has no counter "
         "'lts__t_sector_hit_rate.pct'; derived: conflict_ways_ld, conflict_ways_st, conflict_ways, "
-        "sectors_per_req_ld, sectors_per_req_st, sectors_per_req, dram_read_mb, dram_write_mb, dram_mb, dram_ratio, "
-        "occupancy_pct, registers, ktime, sm_clock_mhz; or list the metric under 'counters:' for this kernel in the "
+        "sectors_per_req_ld, sectors_per_req_st, sectors_per_req, global_ld_mb, global_st_mb, l2_mb, dram_read_mb, "
+        "dram_write_mb, dram_mb, dram_ratio, occupancy_pct, registers, ktime, sm_clock_mhz; or list the metric "
+        "under 'counters:' for this kernel in the "
         f"spec, then {RERUN}"
     ]
 

@@ -84,8 +84,12 @@ def test_suspect_and_noisy_rows_are_marked_with_their_reason() -> None:
         '<tr class="gloss-suspect"><td><code>copy</code> <span class="gloss-suspect-mark" title="suspect">\u26a0'
         "</span></td>"
     ) in md
-    assert '<td class="gloss-note">suspect: working set fits in L2</td>' in md
-    assert '<td class="gloss-note">suspect: working set fits in L2; noisy: stopped at the time limit</td>' in md
+    assert '<td class="gloss-note">1</td>' in md
+    assert '<td class="gloss-note">1, 2</td>' in md
+    assert (
+        '<ol class="gloss-notes" aria-label="Notes"><li>suspect: working set fits in L2</li>'
+        "<li>noisy: stopped at the time limit</li></ol>"
+    ) in md
     assert "<th>Note</th>" in md
 
 
