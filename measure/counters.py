@@ -67,8 +67,7 @@ DEFAULT_METRICS: dict[str, tuple[str, ...]] = {
     ),
 }
 
-#: |DRAM bytes / declared bytes - 1| above this marks a row: its GB/s figure counts bytes that did not
-#: all move through DRAM (a cache served part of them, or the declared bytes are wrong).
+#: How far DRAM bytes may stray from the declared bytes before a row is marked (see :func:`dram_finding`).
 BYTES_TOLERANCE = 0.10
 
 #: Rows whose median event time is under this show the counter pass's kernel duration beside it.
@@ -209,9 +208,38 @@ def figures(counters: Mapping[str, float] | None, declared_bytes: int) -> dict[s
     return out
 
 
-def bytes_mismatch(counters: Mapping[str, float] | None, declared_bytes: int) -> bool:
-    """DRAM bytes differ from the declared bytes by more than :data:`BYTES_TOLERANCE`."""
-    if counters is None or missing("dram_ratio", counters) or declared_bytes <= 0:
-        return False
-    ratio = value("dram_ratio", counters, declared_bytes)
-    return ratio is not None and abs(ratio - 1.0) > BYTES_TOLERANCE
+@dataclass(frozen=True)
+class DramFinding:
+    """What the DRAM counters say about a row's declared bytes. ``suspect``: the GB/s figure overstates
+    DRAM traffic (a cache served part of the declared reads); otherwise a plain note (the kernel moved
+    more than the least it must: re-reads, partial writes)."""
+
+    suspect: bool
+    ratio: float  # DRAM bytes over declared bytes, for the direction judged
+    what: str  # "read" or "wrote"
+
+
+def dram_finding(
+    counters: Mapping[str, float] | None, bytes_read: int, bytes_written: int
+) -> DramFinding | None:
+    """Compare DRAM bytes with the declared bytes, reads and writes apart, beyond :data:`BYTES_TOLERANCE`.
+
+    Reads below the declared reads mean a cache served them (the L2 still held them, or the working set
+    fits): the row's GB/s then overstates DRAM traffic. Reads or writes above the declared bytes mean the
+    kernel moved data more than once (re-reads of a matrix, sectors written in pieces); the declared
+    bytes stay the least any kernel must move, so GB/s is still defined, and the row only gets a note.
+    Writes below the declared writes are not judged: lines a kernel wrote can still sit in the L2 when
+    it ends and reach DRAM after its counters stop."""
+    if counters is None or DRAM_RD not in counters or DRAM_WR not in counters:
+        return None
+    if bytes_read > 0:
+        ratio = counters[DRAM_RD] / bytes_read
+        if ratio < 1.0 - BYTES_TOLERANCE:
+            return DramFinding(True, ratio, "read")
+        if ratio > 1.0 + BYTES_TOLERANCE:
+            return DramFinding(False, ratio, "read")
+    if bytes_written > 0:
+        ratio = counters[DRAM_WR] / bytes_written
+        if ratio > 1.0 + BYTES_TOLERANCE:
+            return DramFinding(False, ratio, "wrote")
+    return None

@@ -65,15 +65,32 @@ def _mib(n: int) -> str:
     return f"{fmt.number(n / MIB)}{fmt.NBSP}MiB"
 
 
+def _dram(raw: rs.Row | None, v: rs.RowView) -> C.DramFinding | None:
+    return C.dram_finding(v.counters, raw.bytes_read, raw.bytes_written) if raw is not None else None
+
+
+def dram_note(finding: C.DramFinding | None) -> str:
+    """The Note column's words for a DRAM finding (empty when there is none)."""
+    if finding is None:
+        return ""
+    tol = fmt.percent(100 * C.BYTES_TOLERANCE)
+    if finding.suspect:
+        return (
+            f"DRAM read {fmt.ratio(finding.ratio)} the bytes the kernel declares reading (more than {tol} fewer: "
+            "a cache served part of them, so GB/s overstates DRAM traffic)"
+        )
+    return (
+        f"DRAM {finding.what} {fmt.ratio(finding.ratio)} the declared bytes (more than {tol} more: the kernel "
+        f"{'reads' if finding.what == 'read' else 'writes'} some data more than once; GB/s counts the declared bytes)"
+    )
+
+
 def _reasons(v: rs.RowView, raw: rs.Row | None, p: rs.Provenance) -> tuple[str, ...]:
     reasons = []
-    if C.bytes_mismatch(v.counters, v.bytes_moved):
-        ratio = C.value("dram_ratio", v.counters or {}, v.bytes_moved)
-        reasons.append(
-            f"DRAM moved {fmt.ratio(ratio)} the declared bytes (more than {fmt.percent(100 * C.BYTES_TOLERANCE)} "
-            "off: a cache served part of them, or the declared bytes are wrong)"
-        )
-    if v.fits_in_l2:
+    finding = _dram(raw, v)
+    if finding is not None and finding.suspect:
+        reasons.append(dram_note(finding))
+    if v.fits_in_l2 and v.gflops is None:  # a FLOP rate does not depend on where the bytes came from
         if raw is not None:
             reasons.append(f"working set ({_mib(raw.working_set_bytes)}) fits in the {_mib(p.l2_bytes)} L2")
         else:
@@ -111,7 +128,15 @@ def _row(entry: rs.Entry, v: rs.RowView, raw: rs.Row | None, p: rs.Provenance) -
         copy_ref=copy_ref,
         pct_shared_peak=_finite(v.pct_of_shared_peak),
         registers=v.registers,
+        note=_note(v, _dram(raw, v)),
     )
+
+
+def _note(v: rs.RowView, finding: C.DramFinding | None) -> str:
+    notes = [dram_note(finding)] if finding is not None and not finding.suspect else []
+    if v.fits_in_l2 and v.gflops is not None:
+        notes.append("working set fits in L2: its GB/s may be the cache's; GFLOP/s is unaffected")
+    return "; ".join(notes)
 
 
 def _failed_row(raw: rs.Row) -> Row:
