@@ -153,8 +153,11 @@ def _exit_on_sigterm(signum: int, frame: object) -> None:
 def cmd_verify(args: argparse.Namespace) -> int:
     root = _root(args)
     rs = R.load_all(root, args.results_dir)
-    problems = audit.problems(rs, load_nodes(root)[0])  # the build's list: results plus cross-file checks
+    checked = audit.audit(rs, load_nodes(root)[0])  # the build's list: results plus cross-file checks
+    problems = checked.problems
     _print_problems(problems)
+    if checked.note:
+        print(checked.note)
     fresh = sum(e.fresh for e in rs.entries)
     pending = len(rs.pending)
     waiting = f"; {pending} pending (declared, not yet run: {', '.join(sorted({e.experiment for e in rs.pending}))})"
@@ -360,7 +363,7 @@ def parser() -> argparse.ArgumentParser:
     pr.add_argument("--node", required=True)
     pr.add_argument("--manifest", required=True, help="JSON lines file: one line per launch, in order")
     pr.set_defaults(func=cmd_probe)
-    v = sub.add_parser("verify", help="check every result: format, recomputation, hashes, node, checks")
+    v = sub.add_parser("verify", help="check every result: format, recomputation, hashes, node, checks, commit")
     v.add_argument("--results-dir", default=R.RESULTS_DIR, help="folder to verify (default: measure/results)")
     v.set_defaults(func=cmd_verify)
     ls = sub.add_parser("list", help="each experiment's state per node")

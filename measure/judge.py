@@ -1,17 +1,19 @@
 """Judging one parsed result: the checks behind the states ``tampered``, ``failed``, ``stale`` and
-``incomplete`` (what each state means, and the order they are checked in, is in :mod:`measure.results`).
-Pure functions that return :class:`~site_plugins.messages.Problem` lists; an empty list means the check
-passed."""
+``incomplete`` (what each state means, and the order they are checked in, is in :mod:`measure.results`),
+and the ``provenance`` check that :mod:`measure.audit` runs against git history (a problem, not a state:
+see :func:`provenance_problems`). Pure functions that return :class:`~site_plugins.messages.Problem`
+lists; an empty list means the check passed."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict
 from pathlib import Path
 from typing import Literal
 
 from measure import counters
 from measure.recompute import copy_ceiling_gbps, recompute_ceilings, recompute_row
-from measure.resultformat import Result, Row, digest_of, rerun
+from measure.resultformat import Provenance, Result, Row, digest_of, rerun
 from measure.spec import Declared, sha256_file
 from site_plugins.messages import Problem
 
@@ -195,6 +197,48 @@ def incomplete_problems(result: Result, rel: str, extras: dict[str, list[str]]) 
                     rel,
                     1,
                     f"incomplete: row '{row.kernel}' at {row.size} lacks the counter {lacking[0]}{more}",
+                    remedy,
+                )
+            )
+    return problems
+
+
+def recorded_files(provenance: Provenance) -> tuple[tuple[str, str], ...]:
+    """Every input file whose sha256 a result records: (repo-relative path, sha256)."""
+    return ((provenance.source_path, provenance.source_sha256), (provenance.spec_path, provenance.spec_sha256))
+
+
+def claimed_commit(provenance: Provenance) -> str | None:
+    """The commit a result claims holds the files it measured, or None where it claims none: the commit
+    is 'unknown', or the tree was recorded as dirty (uncommitted changes were measured)."""
+    if provenance.git_dirty or provenance.git_commit == "unknown":
+        return None
+    return provenance.git_commit
+
+
+def provenance_problems(result: Result, rel: str, at_commit: Mapping[str, str | None]) -> list[Problem]:
+    """The commit a result records must hold the bytes it measured. ``at_commit`` maps each recorded
+    path to the sha256 of that file at :func:`claimed_commit` (None: no such file there); the caller has
+    checked that the commit exists. Not a state: the numbers are still those of the recorded sources
+    (``stale`` compares them with the tree); only the record of where those sources live is wrong."""
+    commit = claimed_commit(result.provenance)
+    if commit is None:
+        return []
+    remedy = (
+        f"{rerun(result.experiment, result.node)} with GLOSS_COMMIT set to the commit that holds the measured "
+        "sources (`git rev-parse HEAD` on your machine, not on the node)"
+    )
+    problems: list[Problem] = []
+    for path, recorded in recorded_files(result.provenance):
+        there = at_commit.get(path)
+        if there != recorded:
+            found = f"{there[:12]} at that commit" if there is not None else "no such file at that commit"
+            problems.append(
+                Problem(
+                    rel,
+                    1,
+                    f"provenance: commit {commit[:12]} does not hold the measured {path} "
+                    f"(sha256 {recorded[:12]} recorded, {found})",
                     remedy,
                 )
             )
