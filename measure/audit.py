@@ -98,8 +98,8 @@ def _provenance(result_set: rs.ResultSet) -> tuple[list[Problem], str]:
     unchecked = (len(checkable) if found.unavailable else len(absent)) + len(not_ids)
     if not unchecked:
         return problems, ""
-    plural = "result was" if unchecked == 1 else "results were"
-    note = f"note: the provenance of {unchecked} {plural} not checked against git history: {'; '.join(reasons)}"
+    results = "result" if unchecked == 1 else "results"
+    note = f"note: the provenance of {unchecked} {results} was not checked against git history: {'; '.join(reasons)}"
     return problems, note
 
 
