@@ -5,6 +5,11 @@
 #       [REPEAT_ARGS="..." (the repeat run's settings; default MEASURE_ARGS)] \
 #       bash measure/node/run.sh all|smoke|full|full2|tests
 #
+# <sha>: the 40-hex sha of the commit that holds the sources, from `git rev-parse HEAD` on YOUR machine
+# after committing, pasted literally into the command (never `$(git rev-parse HEAD)` evaluated here on
+# the node): the node's copy of .git may lag the working tree it receives, and a wrong commit makes
+# `gloss measure verify` report a provenance problem.
+#
 # Run from the repository root on the verification node (the lent H200), with the offline PyCUDA
 # wheels (or the sdist) in .node/ (see measure/README.md). Never touches the GPU's clocks or settings.
 #
