@@ -55,7 +55,7 @@ def lookup(root: Path, wanted: Iterable[tuple[str, str]]) -> Lookup:
             timeout=TIMEOUT_S,
         )
     except FileNotFoundError:
-        return Lookup(unavailable="git is not installed")
+        return Lookup(unavailable="git is not installed" if root.is_dir() else f"no folder {root}")
     except OSError as exc:
         return Lookup(unavailable=f"git could not be started ({exc.strerror or exc})")
     except subprocess.TimeoutExpired:
