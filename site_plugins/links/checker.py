@@ -34,12 +34,12 @@ import ssl
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from importlib import metadata
+from typing import TYPE_CHECKING
 from urllib.parse import urljoin, urlsplit, urlunsplit
 
 from site_plugins.links.evidence import Hop
 from site_plugins.links.htmlscan import FragmentState, read_anchors
-from site_plugins.links.pool import HTTP_ERRORS, Cookies, Response, Sender, host_key, ssl_context
-from site_plugins.links.schedule import Held, HostGate, Slots
+from site_plugins.links.schedule import Held, HostGate, Slots, host_key
 from site_plugins.links.verdict import (
     REDIRECT_STATUSES,
     Classification,
@@ -51,6 +51,9 @@ from site_plugins.links.verdict import (
     reason_phrase,
     retry_after_seconds,
 )
+
+if TYPE_CHECKING:  # the HTTP stack is imported when a check runs: the offline check never needs it
+    from site_plugins.links.pool import Response, Sender
 
 
 def _version(package: str) -> str:
@@ -167,6 +170,8 @@ class Checker:
         return gate
 
     def sender(self) -> Sender:
+        from site_plugins.links.pool import Sender, ssl_context
+
         s = self.settings
         verify = self._verify
         sender = Sender((lambda: verify) if verify is not None else (lambda: ssl_context(s.ca_bundle)),
@@ -341,6 +346,8 @@ class Checker:
 
     async def _follow(self, client: Sender, page: str, fragments: set[str], attempt: _Attempt,
                       gate: HostGate) -> _PageOutcome:
+        from site_plugins.links.pool import HTTP_ERRORS, Cookies
+
         s = self.settings
         url = page
         seen: set[str] = {page}
@@ -398,6 +405,8 @@ class Checker:
     @staticmethod
     async def _release(response: Response) -> None:
         """Close the response; read a small unread body first so its connection goes back to the pool."""
+        from site_plugins.links.pool import HTTP_ERRORS
+
         task = asyncio.current_task()
         cancelled = task is not None and task.cancelling() > 0  # the deadline struck: close at once
         if not response.is_stream_consumed and not cancelled:

@@ -23,16 +23,16 @@ connections alive at any concurrency, and needs no anyio. bench/links/README.md 
 
 from __future__ import annotations
 
-import functools
 import os
 import ssl
 import urllib.request
 from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Any
-from urllib.parse import urlsplit
 
 import aiohttp
 from yarl import URL
+
+from site_plugins.links.schedule import host_key
 
 #: aiohttp refuses a header line past 8 KiB by default; real sites send longer Content-Security-Policy and
 #: Link headers, so allow more, still bounded.
@@ -56,13 +56,6 @@ def ssl_context(ca_bundle: str | None = None) -> ssl.SSLContext:
     if ca_bundle:
         ctx.load_verify_locations(cafile=ca_bundle)
     return ctx
-
-
-@functools.lru_cache(maxsize=4096)  # asked several times per URL (its gate, its pool)
-def host_key(url: str) -> str:
-    """The pool a URL's connections belong to: scheme and authority, lower case."""
-    parts = urlsplit(url)
-    return f"{parts.scheme}://{parts.netloc.lower()}"
 
 
 class Response:

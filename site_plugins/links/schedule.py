@@ -15,8 +15,17 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import heapq
 import itertools
+from urllib.parse import urlsplit
+
+
+@functools.lru_cache(maxsize=4096)  # asked several times per URL (its gate, its connection pool)
+def host_key(url: str) -> str:
+    """A URL's host as slots, pacing and connection pools see it: scheme and authority, lower case."""
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc.lower()}"
 
 
 class Slots:

@@ -35,8 +35,6 @@ from dataclasses import dataclass
 from http import HTTPStatus
 from typing import Literal
 
-import aiohttp
-
 Verdict = Literal["ok", "broken", "blocked", "transient", "cannot verify"]
 VERDICTS: tuple[Verdict, ...] = ("ok", "broken", "blocked", "transient", "cannot verify")
 
@@ -110,6 +108,8 @@ def _chain(exc: BaseException) -> Iterator[BaseException]:
 
 def classify_exception(exc: BaseException) -> Classification:
     """Classify a failure to get an answer (aiohttp's errors and the OS errors beneath them)."""
+    import aiohttp  # here, not above: the offline check and the status rules need no HTTP stack
+
     chain = list(_chain(exc))
     # aiohttp's ClientConnectorCertificateError is an SSLCertVerificationError too, without the OS's words.
     certs = [e for e in chain if isinstance(e, ssl.SSLCertVerificationError)]

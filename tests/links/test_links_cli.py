@@ -5,6 +5,8 @@ from __future__ import annotations
 import datetime as dt
 import json
 import re
+import subprocess
+import sys
 import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -287,3 +289,13 @@ def test_one_unknown_host_is_simply_broken(tmp_path: Path, capsys: pytest.Captur
         "error: <command line>:0: https://gone.example.invalid/ is broken: DNS lookup failed: ")
     assert lines(out, "error:")[0].endswith("; check the host name, or replace the source")
     assert time.monotonic() - started < 5.0
+
+
+def test_the_offline_check_does_not_load_the_http_stack(tmp_path: Path) -> None:
+    # CI runs the offline check on every push: it must not pay for (or depend on) aiohttp.
+    code = ("import sys; from site_plugins.cli import main; "
+            "rc = main(['links', 'check', '--offline', '--no-site', '--root', sys.argv[1]]); "
+            "print(rc, 'aiohttp' in sys.modules, 'rich' in sys.modules)")
+    proc = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, check=True,
+                          cwd=Path(__file__).resolve().parents[2])
+    assert proc.stdout.splitlines()[-1] == "0 False True"  # rich: the text report's table
