@@ -6,7 +6,8 @@
 The benchmark server runs in a child process (so its CPU is not counted); the checker runs here, in
 process, with politeness lifted as in bench_links.py. Prints the CPU seconds per 1,000 URLs of each run
 (process time, so other load on the machine changes it little), then one profiled run's own time
-summed by package (httpx, httpcore, h11, anyio, the standard library, site_plugins/links/...).
+summed by package (aiohttp, yarl, the standard library, site_plugins/links/...). ``--dump FILE`` keeps the
+profile for ``python -m pstats FILE``.
 """
 
 from __future__ import annotations
