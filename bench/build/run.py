@@ -1,7 +1,8 @@
 """Build benchmark: the gloss site against plain mkdocs-material on the same Markdown, at several sizes.
 
 For each size (default 100, 1,000 and 3,000 terms; see ``synthetic.py``) two sites are written and
-each is built once, in a fresh process, under the project's own mkdocs.yml:
+each is built once (``--repeat N``: N times, the fastest reported), in a fresh process, under the project's own
+mkdocs.yml:
 
 - **gloss**: the ``gloss`` plugin on (preview mode: the synthetic entries are unsigned), every term
   embedding a measured table and two values in prose;
@@ -13,7 +14,8 @@ largest), search-index bytes, and the process's peak resident memory. Then, at `
 the preview round trip: ``mkdocs serve --dirty`` as ``make serve`` runs it, a one-word edit written
 to one term, and the time until the served page shows the new word (median of ``--edits``).
 
-Usage: ``.venv/bin/python bench/build/run.py [--terms 100,1000,3000] [--serve-terms 1000] [--keep DIR]``
+Usage: ``.venv/bin/python bench/build/run.py [--terms 100,1000,3000] [--kinds gloss,plain] [--repeat N]
+[--serve-terms 1000] [--keep DIR]`` (``--repeat``: each site built N times, the fastest build reported)
 
 Exit status 0 when every target of issue 16 that the run covers is met, 1 otherwise.
 """
@@ -199,6 +201,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--serve-full", action="store_true", help="also time serve without --dirty (full rebuilds)")
     parser.add_argument("--kinds", default="gloss,plain", help="which builds per size: gloss, plain or both")
     parser.add_argument("--no-plain", action="store_true", help="build only the gloss sites (--kinds gloss)")
+    parser.add_argument("--repeat", type=int, default=1, help="build each site this many times and report the "
+                        "fastest build (default 1)")
     parser.add_argument("--keep", type=Path, help="write the sites here and keep them")
     parser.add_argument("--build-one", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -209,6 +213,8 @@ def main(argv: list[str] | None = None) -> int:
     kinds = [k for k in ("gloss", "plain") if k in args.kinds.split(",") and not (args.no_plain and k == "plain")]
     if not kinds or set(args.kinds.split(",")) - {"gloss", "plain"}:
         parser.error("--kinds takes gloss, plain or gloss,plain")
+    if args.repeat < 1:
+        parser.error("--repeat takes a whole number of at least 1")
     base = args.keep or Path(tempfile.mkdtemp(prefix="gloss-bench-"))
     figs: list[Figures] = []
     serve: list[float] = []
@@ -219,7 +225,9 @@ def main(argv: list[str] | None = None) -> int:
                 root = base / f"{n}-{kind}"
                 shutil.rmtree(root, ignore_errors=True)
                 synthetic.write_site(root, n, embeds=kind == "gloss")
-                figs.append(build(root, n, kind))
+                # On a shared machine other processes only ever add to a build's wall time: the fastest
+                # of several builds of the same site is the least disturbed one.
+                figs.append(min((build(root, n, kind) for _ in range(args.repeat)), key=lambda f: f.seconds))
                 print(f"built {n} terms, {kind}: {figs[-1].seconds:.2f} s", file=sys.stderr, flush=True)
         if args.serve_terms:
             root = base / f"{args.serve_terms}-serve"
@@ -232,7 +240,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.keep is None:
             shutil.rmtree(base, ignore_errors=True)
     text, ok = report(figs, serve, serve_full, args.serve_terms)
-    print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores; one build of each kind per size, each in a "
+    builds = "one build" if args.repeat == 1 else f"the fastest of {args.repeat} builds"
+    print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores; {builds} of each kind per size, each in a "
           "fresh process; KB = 1,000 bytes")
     print(text)
     return 0 if ok else 1
