@@ -29,9 +29,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import datetime as dt
+import functools
 import random
 import ssl
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from importlib import metadata
 from typing import TYPE_CHECKING
@@ -56,15 +57,17 @@ if TYPE_CHECKING:  # the HTTP stack is imported when a check runs: the offline c
     from site_plugins.links.pool import Response, Sender
 
 
-def _version(package: str) -> str:
-    try:
-        return metadata.version(package)
-    except metadata.PackageNotFoundError:
-        return "0"
+@functools.cache  # looking up installed versions scans sys.path: once, and only when a check runs
+def default_user_agent() -> str:
+    def version(package: str) -> str:
+        try:
+            return metadata.version(package)
+        except metadata.PackageNotFoundError:
+            return "0"
 
+    return (f"cuda-gloss-links/{version('cuda-gloss')} (source-link checker of the cuda-gloss CUDA "
+            f"performance glossary; aiohttp/{version('aiohttp')})")
 
-USER_AGENT = (f"cuda-gloss-links/{_version('cuda-gloss')} (source-link checker of the cuda-gloss CUDA "
-              f"performance glossary; aiohttp/{_version('aiohttp')})")
 ACCEPT = "text/html,application/xhtml+xml;q=0.9,*/*;q=0.8"
 # A body no larger than this is read to its end (briefly) so that the connection can be reused;
 # a larger or open-ended one is not, and its connection is closed instead.
@@ -90,7 +93,7 @@ class Settings:
     min_interval: float = 0.25  # seconds between requests to one host
     max_redirects: int = 5
     max_body: int = 5 * 1024 * 1024  # bytes read at most, only to look for a fragment
-    user_agent: str = USER_AGENT
+    user_agent: str = ""  # "": cuda-gloss-links/VERSION (... aiohttp/VERSION), see default_user_agent()
     ca_bundle: str | None = None  # extra CA certificates to trust (PEM), on top of the default store
 
     @property
@@ -175,7 +178,8 @@ class Checker:
         s = self.settings
         verify = self._verify
         sender = Sender((lambda: verify) if verify is not None else (lambda: ssl_context(s.ca_bundle)),
-                        {"User-Agent": s.user_agent, "Accept": ACCEPT, "Accept-Language": "en"}, s.timeout)
+                        {"User-Agent": s.user_agent or default_user_agent(), "Accept": ACCEPT,
+                         "Accept-Language": "en"}, s.timeout)
         self.pool = sender
         return sender
 
@@ -324,12 +328,7 @@ class Checker:
 
     async def _fetch(self, client: Sender, page: str, fragments: set[str], attempt: _Attempt,
                      held: Held) -> _PageOutcome:
-        with self._watch_slow(held):
-            return await self._follow(client, page, fragments, attempt, held.gate)
-
-    @contextlib.contextmanager
-    def _watch_slow(self, held: Held) -> Iterator[None]:
-        """Move the page to its host's slow lane once it has been in flight ``slow_after`` seconds."""
+        """One try; the page moves to its host's slow lane once in flight ``slow_after`` seconds."""
         loop = asyncio.get_running_loop()
         after = self.settings.slow_after
         timer: list[asyncio.TimerHandle] = []
@@ -340,7 +339,7 @@ class Checker:
 
         timer.append(loop.call_later(after, tick))
         try:
-            yield
+            return await self._follow(client, page, fragments, attempt, held.gate)
         finally:
             timer[0].cancel()
 
