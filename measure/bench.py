@@ -28,11 +28,36 @@ def _utc(stamp: str) -> dt.datetime:
 
 
 def suite_wall_time_s(entries: Iterable[R.Entry]) -> float:
-    """From the runner's start (device open, flush buffer ready) to the last result written."""
-    provs = [e.provenance for e in entries if e.provenance is not None]
+    """From the runner's start (device open, flush buffer ready) to the last result written, for the run
+    that wrote most of the committed results (an experiment re-run later, alone, comes from a run of
+    its own, which is not the suite's)."""
+    runs = runs_of(entries)
+    provs = max(runs.values(), key=len)
     start = min(_utc(p.run_started_utc) for p in provs)
     end = max(_utc(p.finished_utc) for p in provs)
     return (end - start).total_seconds()
+
+
+def runs_of(entries: Iterable[R.Entry]) -> dict[str, list[R.Provenance]]:
+    """The committed results grouped by the run that wrote them, in the order the runs started."""
+    runs: dict[str, list[R.Provenance]] = {}
+    for e in entries:
+        if e.provenance is not None:
+            runs.setdefault(e.provenance.run_id, []).append(e.provenance)
+    return dict(sorted(runs.items(), key=lambda kv: min(p.run_started_utc for p in kv[1])))
+
+
+def _runs_sentence(what: str, entries: list[R.Entry]) -> str:
+    """'main run `X` (commit `c`)' or, where experiments were re-run alone, each run with its experiments."""
+    runs = runs_of(entries)
+    by_run = {rid: sorted(e.experiment for e in entries if e.provenance and e.provenance.run_id == rid) for rid in runs}
+    if len(runs) == 1:
+        ((rid, provs),) = runs.items()
+        return f"{what} run `{rid}` (commit `{provs[0].git_commit[:12]}`)"
+    parts = [
+        f"`{rid}` (commit `{provs[0].git_commit[:12]}`: {', '.join(by_run[rid])})" for rid, provs in runs.items()
+    ]
+    return f"{what} runs " + "; ".join(parts)
 
 
 def _pct(x: float) -> str:
@@ -49,9 +74,10 @@ def report(root: Path, node: str = NODE) -> str:
     ceil = main.get("copy-ceilings", node)
     prov = ceil.provenance
     assert prov is not None
+    mine = [e for e in main.entries if e.node == node]
+    again = [e for e in repeat.entries if e.node == node]
     out.append(
-        f"Main run `{prov.run_id}`, repeat run `{repeat.get('copy-ceilings', node).provenance.run_id}`"  # type: ignore[union-attr]
-        f" (both at commit `{prov.git_commit[:12]}`). {ceil.provenance_sentence()}"
+        f"{_runs_sentence('Main', mine)}; {_runs_sentence('repeat', again)}. {ceil.provenance_sentence()}"
     )
     out.append("")
 
@@ -130,8 +156,9 @@ def report(root: Path, node: str = NODE) -> str:
     throttled = sum(v.n_throttled for v in views)
     settings = ceil.result.settings  # type: ignore[union-attr]
     out.append(
-        f"Whole suite (ceilings, day 13, day 15, day 16; every check and every sample) after set-up: "
-        f"{t_main:.0f} s (repeat run {t_rep:.0f} s). {len(noisy)} of {len(views)} rows stopped at the "
+        f"Whole suite (every experiment, every check and every sample, in the run that wrote most of the "
+        f"committed results) after set-up: {t_main:.0f} s (repeat run {t_rep:.0f} s). "
+        f"{len(noisy)} of {len(views)} rows stopped at the "
         f"{settings.row_time_limit_s:g} s row limit with the relative stdev still above "
         f"{100 * settings.max_rel_stdev:g} % (flagged noisy); {throttled} samples were dropped as throttled "
         f"(SM clock under {settings.min_sm_clock_mhz} MHz)."

@@ -236,4 +236,95 @@ __global__ void __launch_bounds__(256) matmul_register(float* __restrict__ c, co
 }
 // --8<-- [end:register]
 
+// --8<-- [start:register-double]
+// The register tile, double-buffered: two A tiles and two B tiles in shared memory (16 KiB per
+// block instead of 8), the next pair copied in with cp.async while the 64 multiply-adds per step run
+// on the current pair. The register kernel above keeps only two blocks (16 warps) per SM, so a warp
+// waiting for its tile has few others to hide behind: the case double buffering is for. The copies
+// are 4 bytes each, element for element as the single-buffered kernel loads them (out-of-range
+// elements zero-filled), so the two kernels differ only in when the loads happen.
+static __device__ __forceinline__ void stage_register_tiles(float (*as)[BM], float (*bs)[BN],
+                                                            const float* __restrict__ a,
+                                                            const float* __restrict__ b, int m, int n, int k,
+                                                            int block_row, int block_col, int k0)
+{
+    #pragma unroll
+    for (int e = threadIdx.x; e < BM * BK; e += 256) {
+        int r = e / BK, kk = e % BK;
+        int gr = block_row + r, gk = k0 + kk;
+        bool in = gr < m && gk < k;
+        __pipeline_memcpy_async(&as[kk][r], in ? a + (size_t)gr * k + gk : a, sizeof(float), in ? 0 : sizeof(float));
+    }
+    #pragma unroll
+    for (int e = threadIdx.x; e < BK * BN; e += 256) {
+        int kk = e / BN, col = e % BN;
+        int gk = k0 + kk, gc = block_col + col;
+        bool in = gk < k && gc < n;
+        __pipeline_memcpy_async(&bs[kk][col], in ? b + (size_t)gk * n + gc : b, sizeof(float), in ? 0 : sizeof(float));
+    }
+    __pipeline_commit();
+}
+
+// The bound keeps the register count at or under 128, so two blocks still fit on an SM, as for
+// matmul_register.
+__global__ void __launch_bounds__(256, 2) matmul_register_db(float* __restrict__ c, const float* __restrict__ a,
+                                                             const float* __restrict__ b, int m, int n, int k)
+{
+    __shared__ __align__(16) float as[2][BK][BM];
+    __shared__ __align__(16) float bs[2][BK][BN];
+
+    const int tid = threadIdx.x;
+    const int tr = tid / 16;
+    const int tc = tid % 16;
+    const int block_row = blockIdx.y * BM;
+    const int block_col = blockIdx.x * BN;
+    const int tiles = (k + BK - 1) / BK;
+
+    float acc[TM][TN];
+    #pragma unroll
+    for (int i = 0; i < TM; ++i)
+        #pragma unroll
+        for (int j = 0; j < TN; ++j)
+            acc[i][j] = 0.0f;
+
+    if (tiles > 0)  // never leave a copy in flight at exit (k == 0 has no tile)
+        stage_register_tiles(as[0], bs[0], a, b, m, n, k, block_row, block_col, 0);
+    for (int t = 0; t < tiles; ++t) {
+        const int cur = t & 1;
+        __pipeline_wait_prior(0);  // this thread's copies of tile t have landed...
+        __syncthreads();           // ...and everyone's; and nobody still reads buffer cur ^ 1
+        if (t + 1 < tiles)         // the same for every thread of the block: no divergent barrier
+            stage_register_tiles(as[cur ^ 1], bs[cur ^ 1], a, b, m, n, k, block_row, block_col, (t + 1) * BK);
+
+        #pragma unroll
+        for (int kk = 0; kk < BK; ++kk) {
+            float av[TM], bv[TN];
+            #pragma unroll
+            for (int i = 0; i < 4; ++i) {
+                av[i] = as[cur][kk][tr * 4 + i];
+                av[4 + i] = as[cur][kk][64 + tr * 4 + i];
+                bv[i] = bs[cur][kk][tc * 4 + i];
+                bv[4 + i] = bs[cur][kk][64 + tc * 4 + i];
+            }
+            #pragma unroll
+            for (int i = 0; i < TM; ++i)
+                #pragma unroll
+                for (int j = 0; j < TN; ++j)
+                    acc[i][j] += av[i] * bv[j];
+        }
+    }
+
+    #pragma unroll
+    for (int i = 0; i < TM; ++i) {
+        int row = block_row + (i < 4 ? tr * 4 + i : 64 + tr * 4 + (i - 4));
+        #pragma unroll
+        for (int j = 0; j < TN; ++j) {
+            int col = block_col + (j < 4 ? tc * 4 + j : 64 + tc * 4 + (j - 4));
+            if (row < m && col < n)
+                c[(size_t)row * n + col] = acc[i][j];
+        }
+    }
+}
+// --8<-- [end:register-double]
+
 }  // extern "C"
