@@ -7,8 +7,9 @@ after one request once more were in flight than it kept alive; aiohttp parses in
 connections alive at any concurrency, and needs no anyio. bench/links/README.md has the measurements.
 
 - :class:`Sender` keeps one ``aiohttp.ClientSession`` per host (scheme and authority), made on first use
-  and closed by :meth:`Sender.close_host` once that host's last page is done, so that idle sockets stay
-  few on a run over thousands of hosts. A host never has more connections than requests in flight to
+  and closed by :meth:`Sender.close_host` once that host's last page is done and no request (a
+  redirect from another host's page) is in flight on it, so that idle sockets stay few on a run over
+  thousands of hosts. A host never has more connections than requests in flight to
   it, which the scheduler bounds (:mod:`~site_plugins.links.schedule`); an idle one is closed after
   ``keepalive`` seconds. Redirects are not followed here (the checker follows them, to record them).
 - :class:`Response` is what the checker reads: status, headers (case-insensitive), final URL, charset,
@@ -26,7 +27,7 @@ from __future__ import annotations
 import os
 import ssl
 import urllib.request
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import Any
 
 import aiohttp
@@ -61,8 +62,9 @@ def ssl_context(ca_bundle: str | None = None) -> ssl.SSLContext:
 class Response:
     """One answer: status and headers at once, the body on demand (see the module docstring)."""
 
-    def __init__(self, response: aiohttp.ClientResponse) -> None:
+    def __init__(self, response: aiohttp.ClientResponse, on_close: Callable[[], Awaitable[None]]) -> None:
         self._r = response
+        self._on_close: Callable[[], Awaitable[None]] | None = on_close
         self.status_code = response.status
         self.headers = response.headers  # a case-insensitive multi-mapping
         self.url = str(response.url)
@@ -84,6 +86,9 @@ class Response:
 
     async def aclose(self) -> None:
         self._r.release()  # back to the pool if the body was read to its end, else the connection is closed
+        done, self._on_close = self._on_close, None
+        if done is not None:
+            await done()
 
 
 class Cookies:
@@ -124,6 +129,10 @@ class Sender:
         self._keepalive = keepalive
         self._trust_env = bool(urllib.request.getproxies())
         self._sessions: dict[str, aiohttp.ClientSession] = {}
+        # Requests in flight per session; a host's session closes once its last page is done *and* no
+        # request is in flight on it (a page of another host may have been redirected there).
+        self._busy: dict[aiohttp.ClientSession, int] = {}
+        self._retired: set[aiohttp.ClientSession] = set()
         self.opened: dict[str, int] = {}  # TCP connections opened per host, closed pools included
 
     def _session(self, key: str) -> aiohttp.ClientSession:
@@ -147,17 +156,37 @@ class Sender:
         headers = None
         if cookies is not None and (line := cookies.header(url)):
             headers = {"Cookie": line}
-        return Response(await session.get(url, allow_redirects=False, headers=headers))
+        self._busy[session] = self._busy.get(session, 0) + 1
+        try:
+            response = await session.get(url, allow_redirects=False, headers=headers)
+        except BaseException:
+            await self._done(session)
+            raise
+        return Response(response, lambda: self._done(session))
+
+    async def _done(self, session: aiohttp.ClientSession) -> None:
+        left = self._busy.pop(session) - 1
+        if left:
+            self._busy[session] = left
+        elif session in self._retired:
+            self._retired.discard(session)
+            await session.close()
 
     async def close_host(self, key: str) -> None:
-        """Close a host's connections (its last page is done)."""
+        """Close a host's connections (its last page is done) now, or once its requests in flight end."""
         session = self._sessions.pop(key, None)
-        if session is not None:
+        if session is None:
+            return
+        if session in self._busy:
+            self._retired.add(session)
+        else:
             await session.close()
 
     async def __aenter__(self) -> Sender:
         return self
 
     async def __aexit__(self, *exc: object) -> None:
-        for key in list(self._sessions):
-            await self.close_host(key)
+        for session in [*self._sessions.values(), *self._retired]:
+            await session.close()
+        self._sessions.clear()
+        self._retired.clear()

@@ -121,6 +121,8 @@ class _Handler(BaseHTTPRequestHandler):
                 self._send(200, page)
             else:
                 self._send(int(query.get("code", "301")), headers={"Location": f"/redirect/{n - 1}"})
+        elif head == "goto":  # /goto?to=URL: a redirect to any address (another host, for one)
+            self._send(302, headers={"Location": query["to"]})
         elif head == "cookie":  # /cookie: sets a session cookie and redirects to itself; with it, a page
             if "session=yes" in self.headers.get("Cookie", ""):
                 self._send(200, page)

@@ -88,6 +88,20 @@ def test_extra_ca_certificates_are_trusted_on_top_of_the_default_store(
     assert one(https.url("/ok"))[0].verdict == "ok"
 
 
+def test_a_host_done_with_its_own_pages_still_serves_redirects_in_flight_to_it(http: Server) -> None:
+    # 127.0.0.1's only page ends after 0.3 s, so its connections are closed then; a page on "localhost"
+    # (another host to the checker) redirected to 127.0.0.1 is still waiting for its answer at that moment.
+    own = http.url("/track/own?ms=300")
+    slow = http.url("/track/redirected?ms=1000")
+    via = http.url(f"/goto?to={slow}").replace("127.0.0.1", "localhost", 1)
+    results, elapsed = check([own, via], replace(FAST, timeout=2.0))
+    assert results[own].verdict == "ok"
+    r = results[via]
+    assert (r.verdict, r.final_url, r.redirects, r.tries) == ("ok", slow, (Hop(via, 302),), 1), r.reason
+    assert len(http.httpd.arrivals["redirected"]) == 1  # answered the first time, not retried
+    within_deadline(elapsed)
+
+
 def test_long_header_lines_are_read_up_to_a_bound(http: Server) -> None:
     results, elapsed = check([http.url("/bigheader/20000"), http.url("/bigheader/70000")])
     assert results[http.url("/bigheader/20000")].verdict == "ok"  # real CSP headers pass 8 KiB
