@@ -1,0 +1,39 @@
+"""What the committed H200 results say in the Note column: the judgements that matter to readers,
+checked on the real result files (they change only with a real run on the node)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from site_plugins.measured import load_view
+from site_plugins.measured.model import Row
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _rows(experiment: str, size: str) -> dict[str, Row]:
+    view = load_view(REPO)
+    (result,) = [r for r in view.results if r.experiment == experiment]
+    table = result.table(size)
+    assert table is not None
+    return {r.id: r for r in table.rows}
+
+
+def test_a_flop_rate_row_that_fits_in_l2_is_noted_not_suspect() -> None:
+    (fma,) = _rows("ceilings-fp32", "1081344 threads x 4096 steps").values()
+    assert fma.suspect == ()
+    assert fma.note == "working set fits in L2: its GB/s may be the cache's; GFLOP/s is unaffected"
+
+
+def test_re_reads_are_a_note_and_writes_left_in_the_l2_are_not_judged() -> None:
+    mm = _rows("day16-matmul", "4096x4096x4096")
+    assert mm["naive"].suspect == ()
+    assert mm["naive"].note.startswith("DRAM read ") and "the kernel reads some data more than once" in mm["naive"].note
+    conv = _rows("day20-convolution", "4096x4096")
+    # the image is read exactly once; a sixth of the writes are still in the L2 when a kernel ends
+    assert all(r.suspect == () and r.note == "" for r in conv.values())
+
+
+def test_a_working_set_that_fits_in_l2_still_marks_a_bandwidth_row() -> None:
+    ragged = _rows("day20-convolution", "2003x3001")
+    assert any("fits in the 60.0\u00a0MiB L2" in s for s in ragged["copy"].suspect)
