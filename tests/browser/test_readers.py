@@ -16,7 +16,8 @@ pytestmark = pytest.mark.browser
 
 TILING = "/terms/tiling/"
 PAGES = ["/terms/tiling/", "/terms/bank-conflict/", "/terms/shared-memory/", "/terms/memory-coalescing/",
-         "/lessons/day13-shared-memory/", "/terms/", "/measurements/", "/"]
+         "/lessons/day13-shared-memory/", "/lessons/day16-matmul/", "/lessons/day20-convolution/",
+         "/terms/double-buffering/", "/terms/invalid-argument/", "/terms/", "/measurements/", "/"]
 
 
 def _search_first(tab: Any, site: Served, query: str) -> str:
