@@ -185,11 +185,20 @@ def cmd_list(args: argparse.Namespace) -> int:
             f"[{colour.get(e.state, 'red')}]{e.state}[/]",
             p.finished_utc[:19].replace("T", " ") if p else "",
             p.git_commit[:10] if p else "",
-            str(len(e.rows())) if e.result else "",
+            _row_count(e),
         )
     _console().print(table)
     _print_problems(rs.setup_problems)
     return 1 if rs.setup_problems else 0
+
+
+def _row_count(e: R.Entry) -> str:
+    """Timed rows, and observed rows (launched once, never timed) beside them where there are any."""
+    if e.result is None:
+        return ""
+    observed = sum(1 for r in e.result.rows if r.kind == "observe")
+    timed = str(len(e.rows()))
+    return f"{timed} + {observed} observed" if observed else timed
 
 
 def cmd_show(args: argparse.Namespace) -> int:

@@ -154,3 +154,10 @@ def test_verify_reports_a_registry_gpu_that_disagrees_with_the_result(
         "in measure/nodes.yaml as 'NVIDIA H100 80GB HBM3'; correct the registry, or re-run "
         "`gloss measure run toy-copy --node test-node` on the registered GPU"
     ) in capsys.readouterr().out
+
+
+def test_list_counts_observed_rows_beside_timed_ones(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--root", str(REPO), "list"]) == 0
+    lines = {line.split("│")[1].strip(): line for line in capsys.readouterr().out.splitlines() if "│" in line}
+    assert "0 + 2 observed" in lines["shared-limits"]
+    assert "observed" not in lines["day13-transpose"]
