@@ -7,7 +7,8 @@ import json
 import sys
 from pathlib import Path
 
-from site_plugins.signoff_cli import _common, _parse, _parser, _run, _Usage
+from site_plugins import cli_common
+from site_plugins.cli_common import UsageError
 
 # --- gloss new ---------------------------------------------------------------------------------------
 
@@ -56,20 +57,21 @@ sources: []
 
 
 def new_main(argv: list[str]) -> int:
-    parser = _parser("gloss new", "Scaffold a new term or lesson from the entry anatomy.", common=False)
+    parser = cli_common.parser("gloss new", "Scaffold a new term or lesson from the entry anatomy.", common=False)
     sub = parser.add_subparsers(dest="kind", required=True, metavar="{term,lesson}")
-    term = sub.add_parser("term", help="gloss new term SLUG: content/terms/SLUG.md", parents=[_common()])
+    term = sub.add_parser("term", help="gloss new term SLUG: content/terms/SLUG.md",
+                          parents=[cli_common.common_options()])
     term.add_argument("slug", metavar="SLUG", help="lower case with hyphens, e.g. bank-conflict")
     term.add_argument("--title", help='the question form, e.g. "What is a bank conflict in CUDA?"')
     lesson = sub.add_parser("lesson", help="gloss new lesson DAY SLUG: content/lessons/dayNN-SLUG.md",
-                            parents=[_common()])
+                            parents=[cli_common.common_options()])
     lesson.add_argument("day", metavar="DAY", type=int, help="the day number, e.g. 13")
     lesson.add_argument("slug", metavar="SLUG", help="lower case with hyphens, e.g. shared-memory")
     lesson.add_argument("--title", help="the lesson's title")
-    args = _parse(parser, argv)
+    args = cli_common.parse(parser, argv)
     if isinstance(args, int):
         return args
-    return _run("gloss new", lambda: _new(args))
+    return cli_common.run("gloss new", lambda: _new(args))
 
 
 def _new(args: argparse.Namespace) -> int:
@@ -77,9 +79,9 @@ def _new(args: argparse.Namespace) -> int:
 
     root: Path = args.root.resolve()
     if not (root / args.docs_dir).is_dir():
-        raise _Usage(f"no content folder at {root / args.docs_dir}; run in the project root or pass --root")
+        raise UsageError(f"no content folder at {root / args.docs_dir}; run in the project root or pass --root")
     if not TERM_FILE.match(args.slug):
-        raise _Usage(f"'{args.slug}' is not a slug; use lower case letters, digits and hyphens, e.g. bank-conflict")
+        raise UsageError(f"'{args.slug}' is not a slug; use lower case letters, digits and hyphens, e.g. bank-conflict")
     if args.kind == "term":
         path = f"{args.docs_dir}/terms/{args.slug}.md"
         title = args.title or f"What is {args.slug.replace('-', ' ')} in CUDA?"
@@ -87,7 +89,7 @@ def _new(args: argparse.Namespace) -> int:
         code_dir = None
     else:
         if not 0 <= args.day <= 99:
-            raise _Usage(f"day {args.day} is out of range; lesson days run from 0 to 99")
+            raise UsageError(f"day {args.day} is out of range; lesson days run from 0 to 99")
         stem = f"day{args.day:02d}-{args.slug}"
         assert LESSON_FILE.match(stem)
         path = f"{args.docs_dir}/lessons/{stem}.md"

@@ -1,10 +1,11 @@
-"""``gloss sign``: sign entries with your SSH key, and the project as the sign-off commands see it.
+"""``gloss sign``: sign entries with your SSH key.
 
 Everything about ``signoff.yaml`` is asked of :mod:`site_plugins.signoff`; what an entry shows (its
 measured values, quoted code and published code files) is asked of :mod:`site_plugins.pipeline`, so a
 signature covers exactly what the build renders. Many entries (paths, folders, glob patterns) are signed in
 one call: one pass over the project, one ``ssh-keygen`` call, one write of ``signoff.yaml``.
-``gloss status`` and ``gloss diff`` live in :mod:`site_plugins.signoff_report_cli`.
+``gloss status`` and ``gloss diff`` live in :mod:`site_plugins.signoff_report_cli`; the project as
+the three commands see it, in :mod:`site_plugins.signoff_project`.
 Exit codes: 0 ok, 1 refused or check failed, 2 usage or environment error.
 """
 
@@ -12,153 +13,14 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import datetime as dt
-import glob
 import sys
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from site_plugins import signoff
+from site_plugins import cli_common, signoff
+from site_plugins.cli_common import UsageError
 from site_plugins.messages import Problem
 from site_plugins.signable import Signable, git
-
-if TYPE_CHECKING:
-    from site_plugins.content import Content
-
-STATE_WORDS = {"draft": "draft", "awaiting-review": "awaiting review", "signed": "signed",
-               "changed": "changed since sign-off"}
-
-
-class _Usage(Exception):
-    """A usage or environment error: printed, exit 2."""
-
-
-def _common() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(add_help=False)
-    p.add_argument("--root", type=Path, default=Path("."), help="project root (holds mkdocs.yml and signoff.yaml)")
-    p.add_argument("--docs-dir", default="content", help="content folder, relative to the root")
-    return p
-
-
-def _parser(prog: str, description: str, common: bool = True) -> argparse.ArgumentParser:
-    return argparse.ArgumentParser(prog=prog, description=description, parents=[_common()] if common else [])
-
-
-def _parse(parser: argparse.ArgumentParser, argv: Sequence[str]) -> argparse.Namespace | int:
-    try:
-        return parser.parse_args(list(argv))
-    except SystemExit as exc:  # --help (0) or a usage error (2)
-        return int(exc.code or 0)
-
-
-def _run(prog: str, body: Callable[[], int]) -> int:
-    try:
-        return body()
-    except _Usage as exc:
-        print(f"{prog}: {exc}", file=sys.stderr)
-        return 2
-
-
-# --- the project as the build sees it ----------------------------------------------------------------
-
-
-@dataclass
-class Project:
-    root: Path
-    docs_dir: str
-    content: Content
-    problems: list[Problem]  # content problems (the build's checks)
-    signables: dict[str, Signable]  # path -> what a sign-off of it covers now
-    signable_at: signoff.SignableAt
-    entry_problems: Callable[[str], list[Problem]]
-    unparsed: dict[str, str]  # path -> text, for entry files the content model could not read
-    empty: set[str]  # entries with no body text
-
-
-def _project(root: Path, docs_dir: str) -> Project:
-    from site_plugins import measured, pipeline
-    from site_plugins.content import load_content
-
-    root = root.resolve()
-    if not (root / docs_dir).is_dir():
-        raise _Usage(f"no content folder at {root / docs_dir}; run in the project root or pass --root")
-    content, problems = load_content(root, docs_dir)
-    view = measured.load_view(root)
-    # One pass: each entry is expanded and its code read once, for its fingerprint and its checks.
-    staged = {e.path: pipeline.stage(root, e, view) for e in content.entries()}
-    signables = {e.path: pipeline.signable(root, e, view, staged[e.path]) for e in content.entries()}
-    unparsed: dict[str, str] = {}
-    for sub in ("terms", "lessons"):
-        folder = root / docs_dir / sub
-        for file in sorted(folder.rglob("*.md")) if folder.is_dir() else []:
-            path = file.relative_to(root).as_posix()
-            if file.name != "index.md" and path not in signables:
-                unparsed[path] = file.read_text(encoding="utf-8")
-    by_path: dict[str, list[Problem]] = {}
-    for p in problems:
-        by_path.setdefault(p.path, []).append(p)
-
-    def entry_problems(path: str) -> list[Problem]:
-        found = list(by_path.get(path, []))
-        if path in staged:
-            found += staged[path].expansion.problems + staged[path].excerpt_problems
-        return sorted(set(found))
-
-    empty = {e.path for e in content.entries() if not e.body.strip()}
-    return Project(root, docs_dir, content, problems, signables, pipeline.signable_at(root, view, content),
-                   entry_problems, unparsed, empty)
-
-
-def _all_signables(project: Project) -> list[Signable]:
-    # An entry that no longer parses still has a sign-off state: its text is all it can show.
-    extra = [Signable(path, text) for path, text in project.unparsed.items()]
-    return sorted([*project.signables.values(), *extra], key=lambda s: s.path)
-
-
-def _entry_path(project: Project, given: str) -> str:
-    """The repo-relative path of the entry named by ``given`` (a path from here or from the root)."""
-    candidates = [Path(given)] if Path(given).is_absolute() else [Path.cwd() / given, project.root / given]
-    for candidate in candidates:
-        try:
-            rel = candidate.resolve().relative_to(project.root).as_posix()
-        except ValueError:
-            continue
-        if rel in project.signables or rel in project.unparsed:
-            return rel
-    raise _Usage(f"{given} is not a term or lesson; give the path of a file under "
-                 f"{project.docs_dir}/terms/ or {project.docs_dir}/lessons/")
-
-
-def _entry_paths(project: Project, given: Sequence[str]) -> list[str]:
-    """Entries named by paths, folders (every entry under them) or glob patterns, in order, once each."""
-    known = sorted([*project.signables, *project.unparsed])
-    out: list[str] = []
-    for item in given:
-        found: list[str] = []
-        if glob.has_magic(item):
-            for base in (Path.cwd(), project.root):
-                pattern = item if Path(item).is_absolute() else str(base / item)
-                found += [_entry_path(project, m) for m in sorted(glob.glob(pattern, recursive=True))
-                          if m.endswith(".md") and Path(m).name != "index.md"
-                          and Path(m).resolve().is_relative_to(project.root)]
-                if found:
-                    break
-            if not found:
-                raise _Usage(f"{item} matches no term or lesson")
-        else:
-            folder = next((c for c in (Path.cwd() / item, project.root / item)
-                           if c.is_dir() and c.resolve().is_relative_to(project.root)), None)
-            if folder is not None:
-                prefix = folder.resolve().relative_to(project.root).as_posix().rstrip("/") + "/"
-                found = [p for p in known if p.startswith(prefix) or prefix == "./"]
-                if not found:
-                    raise _Usage(f"{item} holds no term or lesson")
-            else:
-                found = [_entry_path(project, item)]
-        out += [p for p in found if p not in out]
-    return out
+from site_plugins.signoff_project import STATE_WORDS, Project, entry_paths, load_project, stamp
 
 
 def _registry(root: Path) -> signoff.Registry:
@@ -176,7 +38,7 @@ class _Refusal(Exception):
 
 
 def sign_main(argv: list[str]) -> int:
-    parser = _parser("gloss sign", "Sign entries' current content (the text, the measured values and code it "
+    parser = cli_common.parser("gloss sign", "Sign entries' current content (the text, the measured values and code it "
                      "shows, the code files it publishes) as their author or reviewer, with your SSH key.")
     parser.add_argument("paths", metavar="PATH", nargs="+",
                         help="entries, folders of entries or glob patterns, e.g. 'content/terms/*.md'")
@@ -184,10 +46,10 @@ def sign_main(argv: list[str]) -> int:
     parser.add_argument("--key", help="your SSH key (public or private key file, or key::ssh-ed25519 ...); "
                         "default: git config user.signingkey")
     parser.add_argument("--name", help="your registered name or handle; checked against the key's owner")
-    args = _parse(parser, argv)
+    args = cli_common.parse(parser, argv)
     if isinstance(args, int):
         return args
-    return _run("gloss sign", lambda: _sign(args))
+    return cli_common.run("gloss sign", lambda: _sign(args))
 
 
 def _signing_key(root: Path, given: str | None) -> str:
@@ -196,7 +58,7 @@ def _signing_key(root: Path, given: str | None) -> str:
     configured = git(root, "config", "--get", "user.signingkey")
     if configured and configured.strip():
         return configured.strip()
-    raise _Usage("no signing key: pass --key ~/.ssh/id_ed25519.pub, or set it once as git does for signed "
+    raise UsageError("no signing key: pass --key ~/.ssh/id_ed25519.pub, or set it once as git does for signed "
                  "commits: git config user.signingkey ~/.ssh/id_ed25519.pub")
 
 
@@ -206,7 +68,7 @@ def _signer(reg: signoff.Registry, keyfile: str, name: str | None) -> signoff.Pe
     try:
         key = keys.public_key(keyfile)
     except keys.SigningError as exc:
-        raise _Usage(str(exc)) from exc
+        raise UsageError(str(exc)) from exc
     person = registry.owners(reg).get(key.openssh)
     if person is None:  # (a key under two people is a signoff.yaml problem, refused before this)
         raise _Refusal(f"the key {key.sha256} is not registered to anyone in signoff.yaml; add its public "
@@ -220,8 +82,8 @@ def _signer(reg: signoff.Registry, keyfile: str, name: str | None) -> signoff.Pe
 
 
 def _sign(args: argparse.Namespace) -> int:
-    project = _project(args.root, args.docs_dir)
-    paths = _entry_paths(project, args.paths)
+    project = load_project(args.root, args.docs_dir)
+    paths = entry_paths(project, args.paths)
     try:
         reg = _registry(project.root)
         keyfile = _signing_key(project.root, args.key)
@@ -282,7 +144,7 @@ def _make_signatures(root: Path, reg: signoff.Registry, todo: list[Signable], ro
     try:
         armored = keys.sign_many(keyfile, [msg for _, msg in drafts])
     except keys.SigningError as exc:
-        raise _Usage(str(exc)) from exc
+        raise UsageError(str(exc)) from exc
     index = registry.owners(reg)
     out: dict[str, tuple[signoff.EntrySignoff, signoff.Signature]] = {}
     for s, (draft, _), sig_text in zip(todo, drafts, armored, strict=True):
@@ -298,9 +160,9 @@ def _report(reg: signoff.Registry, s: Signable, role: str, sig: signoff.Signatur
     a = signoff.assess(reg, s)
     state = STATE_WORDS[a.state] + (f"; still missing: {'; '.join(a.missing)}" if a.state != "signed" else "")
     if not detail:
-        print(f"Signed {s.path} as {role}: {sig.name}, {_stamp(sig.on)}; state: {state}")
+        print(f"Signed {s.path} as {role}: {sig.name}, {stamp(sig.on)}; state: {state}")
         return
-    print(f"Signed {s.path} as {role}: {sig.name}, {_stamp(sig.on)}")
+    print(f"Signed {s.path} as {role}: {sig.name}, {stamp(sig.on)}")
     for line in _summary(s, sig.fingerprint):
         print(f"  {line}")
     if sig.commit:
@@ -309,10 +171,6 @@ def _report(reg: signoff.Registry, s: Signable, role: str, sig: signoff.Signatur
         print("  commit       none: the signed text is not committed; commit it so that this version can be "
               "recovered if the entry changes later")
     print(f"State: {state}")
-
-
-def _stamp(on: dt.datetime) -> str:
-    return on.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _summary(s: Signable, fp: str) -> list[str]:

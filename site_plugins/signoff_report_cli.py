@@ -12,34 +12,34 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from site_plugins import signoff
+from site_plugins import cli_common, signoff
 from site_plugins.signable import Signable, git
-from site_plugins.signoff_cli import STATE_WORDS, _all_signables, _entry_path, _parse, _parser, _project, _run, _stamp
+from site_plugins.signoff_project import STATE_WORDS, all_signables, entry_path, load_project, stamp
 
 # --- gloss status ------------------------------------------------------------------------------------
 
 
 def status_main(argv: list[str]) -> int:
-    parser = _parser("gloss status", "Show each entry's sign-off state: draft, awaiting review, signed, or "
+    parser = cli_common.parser("gloss status", "Show each entry's sign-off state: draft, awaiting review, signed, or "
                      "changed since sign-off; who signed and when. Exit 1 if signoff.yaml has problems.")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
-    args = _parse(parser, argv)
+    args = cli_common.parse(parser, argv)
     if isinstance(args, int):
         return args
-    return _run("gloss status", lambda: _status(args))
+    return cli_common.run("gloss status", lambda: _status(args))
 
 
 def _sig_json(sig: signoff.Signature | None, reg: signoff.Registry, fp: str) -> dict[str, Any] | None:
     if sig is None:
         return None
-    return {"name": sig.name, "on": _stamp(sig.on), "fingerprint": sig.fingerprint, "commit": sig.commit,
+    return {"name": sig.name, "on": stamp(sig.on), "fingerprint": sig.fingerprint, "commit": sig.commit,
             "registered": reg.registered(sig.name), "covers_current": sig.fingerprint == fp}
 
 
 def _status(args: argparse.Namespace) -> int:
-    project = _project(args.root, args.docs_dir)
+    project = load_project(args.root, args.docs_dir)
     reg, reg_problems = signoff.load(project.root)
-    statuses, problems = signoff.evaluate(project.root, _all_signables(project), project.signable_at,
+    statuses, problems = signoff.evaluate(project.root, all_signables(project), project.signable_at,
                                           loaded=(reg, reg_problems))
     rows = []
     for st in statuses:
@@ -51,8 +51,8 @@ def _status(args: argparse.Namespace) -> int:
                 "fingerprint": served.author.fingerprint,
                 "commit": st.recovered.commit if st.recovered else served.author.commit,
                 "author": served.author.name, "reviewer": served.reviewer.name if served.reviewer else None,
-                "written_on": _stamp(served.author.on),
-                "reviewed_on": _stamp(served.reviewer.on) if served.reviewer else None}
+                "written_on": stamp(served.author.on),
+                "reviewed_on": stamp(served.reviewer.on) if served.reviewer else None}
         rows.append({"path": a.path, "state": a.state, "published": st.published,
                      "readable": a.path not in project.unparsed, "fingerprint": a.fingerprint,
                      "author": _sig_json(a.author, reg, a.fingerprint),
@@ -110,18 +110,18 @@ def _print_table(rows: list[dict[str, Any]]) -> None:
 
 
 def diff_main(argv: list[str]) -> int:
-    parser = _parser("gloss diff", "Show what changed in an entry since it was signed: its text (recovered "
+    parser = cli_common.parser("gloss diff", "Show what changed in an entry since it was signed: its text (recovered "
                      "from git), the measured values it shows and the code it quotes.")
     parser.add_argument("path", metavar="PATH", help="the entry, e.g. content/terms/tiling.md")
-    args = _parse(parser, argv)
+    args = cli_common.parse(parser, argv)
     if isinstance(args, int):
         return args
-    return _run("gloss diff", lambda: _diff(args))
+    return cli_common.run("gloss diff", lambda: _diff(args))
 
 
 def _diff(args: argparse.Namespace) -> int:
-    project = _project(args.root, args.docs_dir)
-    path = _entry_path(project, args.path)
+    project = load_project(args.root, args.docs_dir)
+    path = entry_path(project, args.path)
     reg, problems = signoff.load(project.root)
     for p in problems:
         print(p, file=sys.stderr)
@@ -138,7 +138,7 @@ def _diff(args: argparse.Namespace) -> int:
         print(f"{path}: nothing signed yet to compare with ({STATE_WORDS[a.state]})")
         return 1
     parts = signoff.changed_parts(base.covers, now)
-    print(f"{path}: changed since {who} by {base.name} on {_stamp(base.on)[:10]}"
+    print(f"{path}: changed since {who} by {base.name} on {stamp(base.on)[:10]}"
           + (f" ({', '.join(parts)})" if parts else ""))
     rec = signoff.recover(project.root, now, base.fingerprint, base.commit, project.signable_at)
     if rec is None:

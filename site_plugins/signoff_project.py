@@ -1,0 +1,133 @@
+"""The project as the sign-off commands (``gloss sign``, ``gloss status``, ``gloss diff``) see it.
+
+One pass over the content, as the build reads it: each entry's problems, what a sign-off of it covers
+now (:func:`site_plugins.pipeline.signable`), and the text of entry files the content model could not
+read, which still have a sign-off state. Also the words and time stamps those commands print.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import glob
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from site_plugins import signoff
+from site_plugins.cli_common import UsageError
+from site_plugins.messages import Problem
+from site_plugins.signable import Signable
+
+if TYPE_CHECKING:
+    from site_plugins.content import Content
+
+STATE_WORDS = {"draft": "draft", "awaiting-review": "awaiting review", "signed": "signed",
+               "changed": "changed since sign-off"}
+"""Each sign-off state as the commands print it."""
+
+
+def stamp(on: dt.datetime) -> str:
+    """A signature's time as the commands print it: UTC, to the second, e.g. 2026-12-03T13:14:22Z."""
+    return on.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+@dataclass
+class Project:
+    """The project root, its content and problems, and what each entry's sign-off covers now."""
+
+    root: Path
+    docs_dir: str
+    content: Content
+    problems: list[Problem]  # content problems (the build's checks)
+    signables: dict[str, Signable]  # path -> what a sign-off of it covers now
+    signable_at: signoff.SignableAt
+    entry_problems: Callable[[str], list[Problem]]
+    unparsed: dict[str, str]  # path -> text, for entry files the content model could not read
+    empty: set[str]  # entries with no body text
+
+
+def load_project(root: Path, docs_dir: str) -> Project:
+    """Read the project under ``root`` once; :class:`UsageError` when ``root/docs_dir`` is not a folder."""
+    from site_plugins import measured, pipeline
+    from site_plugins.content import load_content
+
+    root = root.resolve()
+    if not (root / docs_dir).is_dir():
+        raise UsageError(f"no content folder at {root / docs_dir}; run in the project root or pass --root")
+    content, problems = load_content(root, docs_dir)
+    view = measured.load_view(root)
+    # One pass: each entry is expanded and its code read once, for its fingerprint and its checks.
+    staged = {e.path: pipeline.stage(root, e, view) for e in content.entries()}
+    signables = {e.path: pipeline.signable(root, e, view, staged[e.path]) for e in content.entries()}
+    unparsed: dict[str, str] = {}
+    for sub in ("terms", "lessons"):
+        folder = root / docs_dir / sub
+        for file in sorted(folder.rglob("*.md")) if folder.is_dir() else []:
+            path = file.relative_to(root).as_posix()
+            if file.name != "index.md" and path not in signables:
+                unparsed[path] = file.read_text(encoding="utf-8")
+    by_path: dict[str, list[Problem]] = {}
+    for p in problems:
+        by_path.setdefault(p.path, []).append(p)
+
+    def entry_problems(path: str) -> list[Problem]:
+        found = list(by_path.get(path, []))
+        if path in staged:
+            found += staged[path].expansion.problems + staged[path].excerpt_problems
+        return sorted(set(found))
+
+    empty = {e.path for e in content.entries() if not e.body.strip()}
+    return Project(root, docs_dir, content, problems, signables, pipeline.signable_at(root, view, content),
+                   entry_problems, unparsed, empty)
+
+
+def all_signables(project: Project) -> list[Signable]:
+    """Every entry's signable, by path, unreadable entries included (as their text alone)."""
+    # An entry that no longer parses still has a sign-off state: its text is all it can show.
+    extra = [Signable(path, text) for path, text in project.unparsed.items()]
+    return sorted([*project.signables.values(), *extra], key=lambda s: s.path)
+
+
+def entry_path(project: Project, given: str) -> str:
+    """The repo-relative path of the entry named by ``given`` (a path from here or from the root)."""
+    candidates = [Path(given)] if Path(given).is_absolute() else [Path.cwd() / given, project.root / given]
+    for candidate in candidates:
+        try:
+            rel = candidate.resolve().relative_to(project.root).as_posix()
+        except ValueError:
+            continue
+        if rel in project.signables or rel in project.unparsed:
+            return rel
+    raise UsageError(f"{given} is not a term or lesson; give the path of a file under "
+                 f"{project.docs_dir}/terms/ or {project.docs_dir}/lessons/")
+
+
+def entry_paths(project: Project, given: Sequence[str]) -> list[str]:
+    """Entries named by paths, folders (every entry under them) or glob patterns, in order, once each."""
+    known = sorted([*project.signables, *project.unparsed])
+    out: list[str] = []
+    for item in given:
+        found: list[str] = []
+        if glob.has_magic(item):
+            for base in (Path.cwd(), project.root):
+                pattern = item if Path(item).is_absolute() else str(base / item)
+                found += [entry_path(project, m) for m in sorted(glob.glob(pattern, recursive=True))
+                          if m.endswith(".md") and Path(m).name != "index.md"
+                          and Path(m).resolve().is_relative_to(project.root)]
+                if found:
+                    break
+            if not found:
+                raise UsageError(f"{item} matches no term or lesson")
+        else:
+            folder = next((c for c in (Path.cwd() / item, project.root / item)
+                           if c.is_dir() and c.resolve().is_relative_to(project.root)), None)
+            if folder is not None:
+                prefix = folder.resolve().relative_to(project.root).as_posix().rstrip("/") + "/"
+                found = [p for p in known if p.startswith(prefix) or prefix == "./"]
+                if not found:
+                    raise UsageError(f"{item} holds no term or lesson")
+            else:
+                found = [entry_path(project, item)]
+        out += [p for p in found if p not in out]
+    return out
