@@ -31,31 +31,33 @@ def suite_wall_time_s(entries: Iterable[R.Entry]) -> float:
     """From the runner's start (device open, flush buffer ready) to the last result written, for the run
     that wrote most of the committed results (an experiment re-run later, alone, comes from a run of
     its own, which is not the suite's)."""
-    runs = runs_of(entries)
-    provs = max(runs.values(), key=len)
+    provs = [e.provenance for e in max(runs_of(entries).values(), key=len) if e.provenance is not None]
     start = min(_utc(p.run_started_utc) for p in provs)
     end = max(_utc(p.finished_utc) for p in provs)
     return (end - start).total_seconds()
 
 
-def runs_of(entries: Iterable[R.Entry]) -> dict[str, list[R.Provenance]]:
+def runs_of(entries: Iterable[R.Entry]) -> dict[str, list[R.Entry]]:
     """The committed results grouped by the run that wrote them, in the order the runs started."""
-    runs: dict[str, list[R.Provenance]] = {}
+    runs: dict[str, list[R.Entry]] = {}
     for e in entries:
         if e.provenance is not None:
-            runs.setdefault(e.provenance.run_id, []).append(e.provenance)
-    return dict(sorted(runs.items(), key=lambda kv: min(p.run_started_utc for p in kv[1])))
+            runs.setdefault(e.provenance.run_id, []).append(e)
+    return dict(sorted(runs.items(), key=lambda kv: min(e.provenance.run_started_utc for e in kv[1])))  # type: ignore[union-attr]
 
 
 def _runs_sentence(what: str, entries: list[R.Entry]) -> str:
     """'main run `X` (commit `c`)' or, where experiments were re-run alone, each run with its experiments."""
     runs = runs_of(entries)
-    by_run = {rid: sorted(e.experiment for e in entries if e.provenance and e.provenance.run_id == rid) for rid in runs}
+
+    def commit(run: list[R.Entry]) -> str:
+        return run[0].provenance.git_commit[:12]  # type: ignore[union-attr]
+
     if len(runs) == 1:
-        ((rid, provs),) = runs.items()
-        return f"{what} run `{rid}` (commit `{provs[0].git_commit[:12]}`)"
+        ((rid, run),) = runs.items()
+        return f"{what} run `{rid}` (commit `{commit(run)}`)"
     parts = [
-        f"`{rid}` (commit `{provs[0].git_commit[:12]}`: {', '.join(by_run[rid])})" for rid, provs in runs.items()
+        f"`{rid}` (commit `{commit(run)}`: {', '.join(sorted(e.experiment for e in run))})" for rid, run in runs.items()
     ]
     return f"{what} runs " + "; ".join(parts)
 

@@ -65,10 +65,6 @@ def _mib(n: int) -> str:
     return f"{fmt.number(n / MIB)}{fmt.NBSP}MiB"
 
 
-def _dram(raw: rs.Row | None, v: rs.RowView) -> C.DramFinding | None:
-    return C.dram_finding(v.counters, raw.bytes_read, raw.bytes_written) if raw is not None else None
-
-
 def dram_note(finding: C.DramFinding | None) -> str:
     """The Note column's words for a DRAM finding (empty when there is none)."""
     if finding is None:
@@ -85,12 +81,18 @@ def dram_note(finding: C.DramFinding | None) -> str:
     )
 
 
-def _reasons(v: rs.RowView, raw: rs.Row | None, p: rs.Provenance) -> tuple[str, ...]:
-    reasons = []
-    finding = _dram(raw, v)
-    if finding is not None and finding.suspect:
-        reasons.append(dram_note(finding))
-    if v.fits_in_l2 and v.gflops is None:  # a FLOP rate does not depend on where the bytes came from
+def _judged(v: rs.RowView, raw: rs.Row | None, p: rs.Provenance) -> tuple[tuple[str, ...], str]:
+    """(the reasons the row is suspect, its plain note). A DRAM finding or an L2 fit is one or the other:
+    suspect where it puts the row's own metric in doubt, a note where it does not (re-reads; a FLOP rate,
+    which does not depend on where the bytes came from)."""
+    reasons: list[str] = []
+    notes: list[str] = []
+    finding = C.dram_finding(v.counters, raw.bytes_read, raw.bytes_written) if raw is not None else None
+    if finding is not None:
+        (reasons if finding.suspect else notes).append(dram_note(finding))
+    if v.fits_in_l2 and v.gflops is not None:
+        notes.append("working set fits in L2: its GB/s may be the cache's; GFLOP/s is unaffected")
+    elif v.fits_in_l2:
         if raw is not None:
             reasons.append(f"working set ({_mib(raw.working_set_bytes)}) fits in the {_mib(p.l2_bytes)} L2")
         else:
@@ -99,7 +101,7 @@ def _reasons(v: rs.RowView, raw: rs.Row | None, p: rs.Provenance) -> tuple[str, 
         reasons.append(
             f"above 95{fmt.NBSP}% of the theoretical DRAM peak ({fmt.quantity(p.theoretical_peak_gbps, 'GB/s')})"
         )
-    return tuple(reasons)
+    return tuple(reasons), "; ".join(notes)
 
 
 def _copy_ref(entry: rs.Entry, v: rs.RowView) -> tuple[float | None, str]:
@@ -112,6 +114,7 @@ def _copy_ref(entry: rs.Entry, v: rs.RowView) -> tuple[float | None, str]:
 
 def _row(entry: rs.Entry, v: rs.RowView, raw: rs.Row | None, p: rs.Provenance) -> Row:
     pct_copy, copy_ref = _copy_ref(entry, v)
+    suspect, note = _judged(v, raw, p)
     return Row(
         kernel=v.label,
         id=v.kernel,
@@ -122,21 +125,14 @@ def _row(entry: rs.Entry, v: rs.RowView, raw: rs.Row | None, p: rs.Provenance) -
         pct_copy=pct_copy,
         shared_gbps=_finite(v.shared_gbps),
         pct_peak=_finite(v.pct_of_peak),
-        suspect=_reasons(v, raw, p),
+        suspect=suspect,
         noisy=v.noisy,
         counters=C.figures(v.counters, v.bytes_moved),
         copy_ref=copy_ref,
         pct_shared_peak=_finite(v.pct_of_shared_peak),
         registers=v.registers,
-        note=_note(v, _dram(raw, v)),
+        note=note,
     )
-
-
-def _note(v: rs.RowView, finding: C.DramFinding | None) -> str:
-    notes = [dram_note(finding)] if finding is not None and not finding.suspect else []
-    if v.fits_in_l2 and v.gflops is not None:
-        notes.append("working set fits in L2: its GB/s may be the cache's; GFLOP/s is unaffected")
-    return "; ".join(notes)
 
 
 def _failed_row(raw: rs.Row) -> Row:

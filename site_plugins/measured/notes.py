@@ -72,16 +72,12 @@ def numbered(reasons_of: dict[str, list[str]]) -> tuple[dict[str, str], list[str
     row's cell lists the numbers of its reasons. A reason can run to a sentence and several rows share
     it; written out in every cell it made each row several lines tall on a phone.
     Returns (cell text per kernel, the reasons in the order of their numbers)."""
-    legend: list[str] = []
-    cells: dict[str, str] = {}
-    for kernel, reasons in reasons_of.items():
-        nums = []
-        for reason in reasons:
-            if reason not in legend:
-                legend.append(reason)
-            nums.append(str(legend.index(reason) + 1))
-        cells[kernel] = ", ".join(nums)
-    return cells, legend
+    number: dict[str, int] = {}  # reason -> its number, in order of first appearance
+    cells = {
+        kernel: ", ".join(str(number.setdefault(reason, len(number) + 1)) for reason in reasons)
+        for kernel, reasons in reasons_of.items()
+    }
+    return cells, list(number)
 
 
 def legend_html(legend: Sequence[str]) -> str:
