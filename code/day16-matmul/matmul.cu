@@ -156,6 +156,50 @@ extern "C" {
 #define TM 8
 #define TN 8
 
+// One step of BK along k for one thread: 8 values of A and 8 of B from shared memory into registers,
+// then 64 multiply-adds into the thread's 8 x 8 patch. Each thread owns rows {tr*4 .. tr*4+3} and
+// {64 + tr*4 .. 64 + tr*4+3} of the tile (same for columns): splitting the patch in two halves keeps
+// the 16 threads of a row group reading 16 consecutive float4 of shared memory, which is
+// conflict-free, instead of 32 bytes apart. Register arrays indexed only by unrolled constants stay
+// in registers.
+static __device__ __forceinline__ void register_tile_steps(float (&acc)[TM][TN], const float (*as)[BM],
+                                                           const float (*bs)[BN], int tr, int tc)
+{
+    #pragma unroll
+    for (int kk = 0; kk < BK; ++kk) {
+        float av[TM], bv[TN];
+        #pragma unroll
+        for (int i = 0; i < 4; ++i) {
+            av[i] = as[kk][tr * 4 + i];
+            av[4 + i] = as[kk][64 + tr * 4 + i];
+            bv[i] = bs[kk][tc * 4 + i];
+            bv[4 + i] = bs[kk][64 + tc * 4 + i];
+        }
+        #pragma unroll
+        for (int i = 0; i < TM; ++i)
+            #pragma unroll
+            for (int j = 0; j < TN; ++j)
+                acc[i][j] += av[i] * bv[j];
+    }
+}
+
+// The thread's 8 x 8 patch of C, with the same row and column split, each element guarded.
+static __device__ __forceinline__ void store_register_tile(float* __restrict__ c, const float (&acc)[TM][TN],
+                                                           int m, int n, int block_row, int block_col,
+                                                           int tr, int tc)
+{
+    #pragma unroll
+    for (int i = 0; i < TM; ++i) {
+        int row = block_row + (i < 4 ? tr * 4 + i : 64 + tr * 4 + (i - 4));
+        #pragma unroll
+        for (int j = 0; j < TN; ++j) {
+            int col = block_col + (j < 4 ? tc * 4 + j : 64 + tc * 4 + (j - 4));
+            if (row < m && col < n)
+                c[(size_t)row * n + col] = acc[i][j];
+        }
+    }
+}
+
 __global__ void __launch_bounds__(256) matmul_register(float* __restrict__ c, const float* __restrict__ a,
                                                        const float* __restrict__ b, int m, int n, int k)
 {
@@ -170,10 +214,7 @@ __global__ void __launch_bounds__(256) matmul_register(float* __restrict__ c, co
     const int block_row = blockIdx.y * BM;
     const int block_col = blockIdx.x * BN;
 
-    // Each thread owns rows {tr*4 .. tr*4+3} and {64 + tr*4 .. 64 + tr*4+3} of the tile (same for
-    // columns). Splitting the patch in two halves keeps the 16 threads of a row group reading 16
-    // consecutive float4 of shared memory, which is conflict-free, instead of 32 bytes apart.
-    float acc[TM][TN];
+    float acc[TM][TN];  // the thread's 8 x 8 patch (which rows and columns: register_tile_steps)
     #pragma unroll
     for (int i = 0; i < TM; ++i)
         #pragma unroll
@@ -187,7 +228,7 @@ __global__ void __launch_bounds__(256) matmul_register(float* __restrict__ c, co
         // The store into as[kk][r] is an 8-way bank conflict: in a warp kk = lane % 8 and
         // r = lane / 8 + a constant, so the 32 lanes hit 4 banks (r % 32), 8 lanes each, at 8
         // different words (kk * BM + r). It costs 4 such stores per thread per tile, against the
-        // 32 16-byte shared loads per thread per tile of the loop below.
+        // 32 16-byte shared loads per thread per tile in register_tile_steps.
         #pragma unroll
         for (int e = tid; e < BM * BK; e += 256) {
             int r = e / BK, kk = e % BK;
@@ -202,37 +243,10 @@ __global__ void __launch_bounds__(256) matmul_register(float* __restrict__ c, co
             bs[kk][col] = (gk < k && gc < n) ? b[(size_t)gk * n + gc] : 0.0f;
         }
         __syncthreads();
-
-        #pragma unroll
-        for (int kk = 0; kk < BK; ++kk) {
-            float av[TM], bv[TN];
-            // Register arrays indexed only by unrolled constants stay in registers.
-            #pragma unroll
-            for (int i = 0; i < 4; ++i) {
-                av[i] = as[kk][tr * 4 + i];
-                av[4 + i] = as[kk][64 + tr * 4 + i];
-                bv[i] = bs[kk][tc * 4 + i];
-                bv[4 + i] = bs[kk][64 + tc * 4 + i];
-            }
-            #pragma unroll
-            for (int i = 0; i < TM; ++i)
-                #pragma unroll
-                for (int j = 0; j < TN; ++j)
-                    acc[i][j] += av[i] * bv[j];
-        }
+        register_tile_steps(acc, as, bs, tr, tc);
         __syncthreads();
     }
-
-    #pragma unroll
-    for (int i = 0; i < TM; ++i) {
-        int row = block_row + (i < 4 ? tr * 4 + i : 64 + tr * 4 + (i - 4));
-        #pragma unroll
-        for (int j = 0; j < TN; ++j) {
-            int col = block_col + (j < 4 ? tc * 4 + j : 64 + tc * 4 + (j - 4));
-            if (row < m && col < n)
-                c[(size_t)row * n + col] = acc[i][j];
-        }
-    }
+    store_register_tile(c, acc, m, n, block_row, block_col, tr, tc);
 }
 // --8<-- [end:register]
 
@@ -295,35 +309,9 @@ __global__ void __launch_bounds__(256, 2) matmul_register_db(float* __restrict__
         __syncthreads();           // ...and everyone's; and nobody still reads buffer cur ^ 1
         if (t + 1 < tiles)         // the same for every thread of the block: no divergent barrier
             stage_register_tiles(as[cur ^ 1], bs[cur ^ 1], a, b, m, n, k, block_row, block_col, (t + 1) * BK);
-
-        #pragma unroll
-        for (int kk = 0; kk < BK; ++kk) {
-            float av[TM], bv[TN];
-            #pragma unroll
-            for (int i = 0; i < 4; ++i) {
-                av[i] = as[cur][kk][tr * 4 + i];
-                av[4 + i] = as[cur][kk][64 + tr * 4 + i];
-                bv[i] = bs[cur][kk][tc * 4 + i];
-                bv[4 + i] = bs[cur][kk][64 + tc * 4 + i];
-            }
-            #pragma unroll
-            for (int i = 0; i < TM; ++i)
-                #pragma unroll
-                for (int j = 0; j < TN; ++j)
-                    acc[i][j] += av[i] * bv[j];
-        }
+        register_tile_steps(acc, as[cur], bs[cur], tr, tc);
     }
-
-    #pragma unroll
-    for (int i = 0; i < TM; ++i) {
-        int row = block_row + (i < 4 ? tr * 4 + i : 64 + tr * 4 + (i - 4));
-        #pragma unroll
-        for (int j = 0; j < TN; ++j) {
-            int col = block_col + (j < 4 ? tc * 4 + j : 64 + tc * 4 + (j - 4));
-            if (row < m && col < n)
-                c[(size_t)row * n + col] = acc[i][j];
-        }
-    }
+    store_register_tile(c, acc, m, n, block_row, block_col, tr, tc);
 }
 // --8<-- [end:register-double]
 
