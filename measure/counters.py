@@ -217,6 +217,10 @@ class DramFinding:
     suspect: bool
     ratio: float  # DRAM bytes over declared bytes, for the direction judged
     what: str  # "read" or "wrote"
+    # For reads above the declared bytes: did the kernel's own global loads ask for more than declared
+    # (True: the code re-reads), or not (False: the extra DRAM reads are not the code's re-reads; e.g. the
+    # L2 completing sectors that stores wrote in part)? None when the load counters are absent.
+    code_rereads: bool | None = None
 
 
 def dram_finding(
@@ -237,7 +241,9 @@ def dram_finding(
         if ratio < 1.0 - BYTES_TOLERANCE:
             return DramFinding(True, ratio, "read")
         if ratio > 1.0 + BYTES_TOLERANCE:
-            return DramFinding(False, ratio, "read")
+            loads = counters.get(SEC_LD)
+            rereads = None if loads is None else loads * SECTOR_BYTES > bytes_read * (1.0 + BYTES_TOLERANCE)
+            return DramFinding(False, ratio, "read", rereads)
     if bytes_written > 0:
         ratio = counters[DRAM_WR] / bytes_written
         if ratio > 1.0 + BYTES_TOLERANCE:

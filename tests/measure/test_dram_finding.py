@@ -48,8 +48,30 @@ def test_the_note_words_are_the_interface() -> None:
         "DRAM read 0.600\u00d7 the bytes the kernel declares reading (more than 10.0\u00a0% fewer: a cache served "
         "part of them, so GB/s overstates DRAM traffic)"
     )
-    assert dram_note(DramFinding(False, 42.1, "read")) == (
-        "DRAM read 42.1\u00d7 the declared bytes (more than 10.0\u00a0% more: the kernel reads some data more than "
-        "once; GB/s counts the declared bytes)"
+    assert dram_note(DramFinding(False, 42.1, "read", True)) == (
+        "DRAM read 42.1\u00d7 the declared bytes (more than 10.0\u00a0% more: the kernel's global loads ask for "
+        "more than the declared bytes: it reads some data more than once; GB/s counts the declared bytes)"
+    )
+    assert dram_note(DramFinding(False, 1.17, "read", False)) == (
+        "DRAM read 1.17\u00d7 the declared bytes (more than 10.0\u00a0% more: the kernel's global loads ask for "
+        "no more than the declared bytes, so the extra reads are the memory system's, not re-reads by the code; "
+        "GB/s counts the declared bytes)"
+    )
+    assert dram_note(DramFinding(False, 1.2, "wrote")) == (
+        "DRAM wrote 1.20\u00d7 the declared bytes (more than 10.0\u00a0% more: the kernel writes some data more "
+        "than once; GB/s counts the declared bytes)"
     )
     assert dram_note(None) == ""
+
+
+def test_the_cause_of_extra_reads_comes_from_the_kernels_own_load_sectors() -> None:
+    from measure.counters import SEC_LD
+
+    base = {DRAM_RD: float(150 * MB), DRAM_WR: float(100 * MB)}
+    # loads asked the L1 for exactly the declared 100 MB: the extra DRAM reads are not the code's re-reads
+    exact = dram_finding({**base, SEC_LD: 100 * MB / 32}, 100 * MB, 100 * MB)
+    assert exact == DramFinding(False, 1.5, "read", False)
+    # loads asked for three times the declared bytes: the code re-reads
+    again = dram_finding({**base, SEC_LD: 300 * MB / 32}, 100 * MB, 100 * MB)
+    assert again == DramFinding(False, 1.5, "read", True)
+    assert dram_finding(base, 100 * MB, 100 * MB) == DramFinding(False, 1.5, "read", None)
