@@ -17,6 +17,8 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "build": ("site_plugins.sitebuild", "main", "build the site; a failed build keeps the last good one"),
     "measure": ("measure.cli", "main", "run, verify and list measurements (run needs a verification node)"),
     "links": ("site_plugins.links.cli", "main", "check source links and record evidence"),
+    "compare": ("measure.exchange_cli", "compare_main", "compare two sets of results row by row (faster/slower/same)"),
+    "export": ("measure.exchange_cli", "export_main", "write results as Google Benchmark or Bencher (BMF) JSON"),
     "new": ("site_plugins.scaffold_cli", "new_main", "scaffold a new term or lesson"),
     "sign": ("site_plugins.signoff_cli", "sign_main", "sign an entry as its author or reviewer"),
     "status": ("site_plugins.signoff_report_cli", "status_main", "show each entry's sign-off state"),
