@@ -6,12 +6,14 @@ lists; an empty list means the check passed."""
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Mapping
 from dataclasses import asdict
 from pathlib import Path
 from typing import Literal
 
 from measure import counters
+from measure.includes import included_files
 from measure.recompute import copy_ceiling_gbps, recompute_ceilings, recompute_row
 from measure.resultformat import Provenance, Result, Row, digest_of, rerun
 from measure.spec import Declared, sha256_file
@@ -35,9 +37,9 @@ STATES: tuple[State, ...] = (
 
 
 def tamper_problems(result: Result, rel: str) -> list[Problem]:
-    """Every summary and figure must equal what its raw samples give, exactly."""
+    """Every summary and figure must equal what its raw samples give, exactly; no row is there twice."""
     remedy = rerun(result.experiment, result.node) + "; result files are written only by the runner"
-    problems: list[Problem] = []
+    problems = [Problem(rel, 1, f"tampered: {p}", remedy) for p in duplicate_rows(result)]
     for row in [*result.ceilings, *result.rows]:
         if row.samples is not None and len(row.samples.times_ms) != len(row.samples.sm_clock_mhz):
             problems.append(
@@ -105,6 +107,31 @@ def tamper_problems(result: Result, rel: str) -> list[Problem]:
     return problems
 
 
+def _name_key(text: str) -> str:
+    """What a name reads as: compatibility forms, case and white space do not make two rows different."""
+    return "".join(unicodedata.normalize("NFKC", text).casefold().split())
+
+
+def duplicate_rows(result: Result) -> list[str]:
+    """A run writes each kernel once per size, so two rows of one list that a page cannot tell apart
+    (``Entry.row`` finds a row by kernel id or label at a size label) mean the file was edited: a page
+    would silently show the first. A size is the same by its label or by its dims (a relabelled copy is
+    still a copy). Each list is checked alone (the ceilings experiment lists its rows in both)."""
+    found: list[str] = []
+    for part, rows in (("ceilings", result.ceilings), ("rows", result.rows)):
+        seen: dict[tuple[str, str], int] = {}
+        for i, row in enumerate(rows):
+            sizes = ("label " + _name_key(row.size), "dims " + repr(sorted(row.dims.items())))
+            keys = dict.fromkeys((size, _name_key(name)) for size in sizes for name in (row.kernel, row.label))
+            first = next((j for key in keys if (j := seen.setdefault(key, i)) != i), None)
+            if first is not None:
+                found.append(
+                    f"{part}[{first}] and {part}[{i}] are both kernel '{row.kernel}' at {row.size} "
+                    "(by id, label, size label or dims; a run writes each kernel once per size)"
+                )
+    return found
+
+
 def _shape_problems(row: Row) -> list[str]:
     """What a row of its kind must (not) carry: timings only on checked timed rows, an outcome exactly
     on observed launches, a check only after a launch that ran."""
@@ -153,11 +180,12 @@ def failure_problems(result: Result, rel: str, declared: Declared | None) -> lis
 
 
 def stale_problems(result: Result, rel: str, declared: Declared, root: Path) -> list[Problem]:
+    """The source, the files it includes and the spec must be the bytes that were measured."""
     remedy = rerun(result.experiment, result.node)
     problems: list[Problem] = []
-    for _what, path, recorded in (
-        ("source", declared.source_path, result.provenance.source_sha256),
-        ("spec", declared.spec_path, result.provenance.spec_sha256),
+    for path, recorded in (
+        (declared.source_path, result.provenance.source_sha256),
+        (declared.spec_path, result.provenance.spec_sha256),
     ):
         file = root / path
         now = sha256_file(file) if file.is_file() else "missing"
@@ -170,6 +198,23 @@ def stale_problems(result: Result, rel: str, declared: Declared, root: Path) -> 
                     remedy,
                 )
             )
+    if problems:  # a changed source explains changed includes
+        return problems
+    then = result.provenance.source_includes or {}
+    now_included = included_files(root, declared.source_path)[0]  # its problems are the spec's (load_specs)
+    for path in dict.fromkeys([*then, *now_included]):
+        if path not in now_included:
+            what = f"{path}, included by {declared.source_path} when it was measured, no longer is"
+        elif path not in then:
+            what = f"{path} is included by {declared.source_path} but was not when it was measured"
+        elif then[path] != now_included[path]:
+            what = (
+                f"{path} (included by {declared.source_path}) changed since it was measured "
+                f"(sha256 {then[path][:12]} recorded, {now_included[path][:12]} now)"
+            )
+        else:
+            continue
+        problems.append(Problem(rel, 1, f"stale: {what}", remedy))
     return problems
 
 
@@ -205,7 +250,11 @@ def incomplete_problems(result: Result, rel: str, extras: dict[str, list[str]]) 
 
 def recorded_files(provenance: Provenance) -> tuple[tuple[str, str], ...]:
     """Every input file whose sha256 a result records: (repo-relative path, sha256)."""
-    return ((provenance.source_path, provenance.source_sha256), (provenance.spec_path, provenance.spec_sha256))
+    return (
+        (provenance.source_path, provenance.source_sha256),
+        *(provenance.source_includes or {}).items(),
+        (provenance.spec_path, provenance.spec_sha256),
+    )
 
 
 def claimed_commit(provenance: Provenance) -> str | None:

@@ -27,7 +27,9 @@ READABLE_VERSIONS = (1, 2)
 #: written without them (fields added later go here too).
 V2_RESULT_FIELDS = ("counter_pass", "digest")
 V2_ROW_FIELDS = ("counters", "occupancy", "outcome")
-V2_PROVENANCE_FIELDS = ("limits",)
+V2_PROVENANCE_FIELDS = ("limits", "source_includes")
+#: Written only when not None, so a result of a source without includes keeps its text and its digest.
+OPTIONAL_PROVENANCE_FIELDS = ("source_includes",)
 RESULTS_DIR = "measure/results"
 
 
@@ -66,6 +68,9 @@ class Provenance:
     started_utc: str
     finished_utc: str
     limits: Limits | None = None  # the device's launch limits (None in results written before they were kept)
+    # Files the source includes with quotes (measure.includes), repo-relative path -> sha256; None when it
+    # includes none (and in results written before includes were followed).
+    source_includes: dict[str, str] | None = None
 
 
 @dataclass(frozen=True)
@@ -206,12 +211,12 @@ def result_path(root: Path, node: str, experiment: str) -> Path:
 
 def dumps(result: Result) -> str:
     """Stable, diff-friendly JSON: indented, but each list of numbers on one line."""
-    data = asdict(result)
+    data = _without_unset(asdict(result))
     if result.schema_version == 1:
         for key in V2_RESULT_FIELDS:
             del data[key]
         for key in V2_PROVENANCE_FIELDS:
-            del data["provenance"][key]
+            data["provenance"].pop(key, None)
         for row in [*data["ceilings"], *data["rows"]]:
             for key in V2_ROW_FIELDS:
                 del row[key]
@@ -232,9 +237,16 @@ def _dump(value: Any, indent: int) -> str:
     return json.dumps(value)
 
 
+def _without_unset(data: dict[str, Any]) -> dict[str, Any]:
+    for key in OPTIONAL_PROVENANCE_FIELDS:
+        if data["provenance"].get(key) is None:
+            data["provenance"].pop(key, None)
+    return data
+
+
 def digest_of(result: Result) -> str:
     """sha256 over the canonical JSON (sorted keys, no spaces) of the whole result but its digest."""
-    data = asdict(result)
+    data = _without_unset(asdict(result))
     del data["digest"]
     text = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()

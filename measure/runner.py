@@ -25,6 +25,7 @@ import numpy as np
 from measure import counterpass, stats
 from measure import counters as C
 from measure import results as R
+from measure.includes import included_files
 from measure.nodes import Node
 from measure.progress import Reporter
 from measure.rowrun import Options, Rows, error_text
@@ -120,6 +121,7 @@ class Runner:
             git_dirty=self.prov0.git_dirty,
             source_path=d.source_path,
             source_sha256=sha256_file(self.root / d.source_path),
+            source_includes=included_files(self.root, d.source_path)[0] or None,
             spec_path=d.spec_path,
             spec_sha256=sha256_file(self.root / d.spec_path),
             run_id=self.run_id,

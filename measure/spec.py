@@ -78,6 +78,7 @@ import re
 from pathlib import Path
 
 from measure.expr import ExprError, check_expr, evaluate, expr_names
+from measure.includes import included_files
 from measure.specformat import KINDS, Buffer, Declared, Experiment, Kernel, Size, sha256_file
 from measure.speckernel import DEVICE_SM_COUNT, Context, check_kernel
 from site_plugins import textfile
@@ -257,6 +258,8 @@ def load_specs(root: Path) -> tuple[dict[str, Declared], list[Problem]]:
             if source_file is not None and source_file.is_file()
             else (None, [])
         )
+        if source_file is not None and source_text is not None:  # headers it includes are measured too
+            source_problems += included_files(root, source_file.relative_to(root).as_posix())[1]
         if source_problems:
             problems += source_problems
             continue

@@ -14,6 +14,7 @@ from typing import Literal
 
 from measure import counters as C
 from measure import results as R
+from measure.includes import included_files
 from measure.observed import Limits, Outcome, occupancy
 from measure.spec import Declared, evaluate, load_specs, sha256_file
 from measure.stats import theoretical_peak_gbps
@@ -181,6 +182,7 @@ def make_result(
         git_dirty=None,
         source_path=d.source_path,
         source_sha256=sha256_file(root / d.source_path),
+        source_includes=included_files(root, d.source_path)[0] or None,
         spec_path=d.spec_path,
         spec_sha256=sha256_file(root / d.spec_path),
         run_id="synthetic",
