@@ -218,11 +218,12 @@ CHASE_LCG = (1664525, 1013904223, 2654435761)
 def chase_sums(inputs: Arrays, dims: Mapping[str, int]) -> dict[str, Any]:
     """``latency-hiding`` chase: thread 0 of block ``c < chasers`` starts at ``(c * S) mod 2^32 & mask``
     (mask = n - 1, n a power of two), adds ``|src[idx]|`` and moves to ``(idx * A + C) mod 2^32 & mask``,
-    ``steps`` times; every other thread of the ``blocks`` x 64 grid writes 0."""
+    ``steps`` times; every other thread of the ``blocks`` x 64 grid writes 0 (so do blocks past the
+    grid when ``chasers`` exceeds ``blocks``)."""
     import numpy as np
 
     src = inputs["src"]
-    n, steps, chasers = src.size, dims["steps"], dims["chasers"]
+    n, steps, chasers = src.size, dims["steps"], min(dims["chasers"], dims["blocks"])
     if n & (n - 1):
         raise ValueError(f"chase_sums: n = {n} is not a power of two")
     a, c, start = CHASE_LCG
