@@ -45,8 +45,15 @@ def _run(root: Path, device: FakeDevice, experiment: str) -> R.Result:
     nodes, node_problems = load_nodes(root)
     assert node_problems == []
     code = runner.run(
-        root, "test-node", nodes["test-node"], declared, [experiment], QUICK, runner.Provenance0(),
-        root / R.RESULTS_DIR, device=device,
+        root,
+        "test-node",
+        nodes["test-node"],
+        declared,
+        [experiment],
+        QUICK,
+        runner.Provenance0(),
+        root / R.RESULTS_DIR,
+        device=device,
     )
     entry = R.load_all(root).get(experiment, "test-node")
     assert entry.result is not None, entry.problems
@@ -85,9 +92,19 @@ def test_latency_hiding_runs_whole_with_the_occupancy_each_label_claims(tmp_path
     res = _run(root, device, "latency-hiding")
     blocks = {r.kernel: r.occupancy.blocks_per_sm for r in res.rows if r.occupancy is not None}
     assert blocks == {
-        "warps-2": 1, "warps-4": 2, "warps-8": 4, "warps-16": 8, "warps-32": 16, "warps-64": 32,
-        "warps-8-ilp2": 4, "warps-8-ilp4": 4, "warps-8-ilp8": 4, "warps-64-ilp4": 32, "warps-64-ilp8": 32,
-        "chase-1": 32, "chase-132": 32,
+        "warps-2": 1,
+        "warps-4": 2,
+        "warps-8": 4,
+        "warps-16": 8,
+        "warps-32": 16,
+        "warps-64": 32,
+        "warps-8-ilp2": 4,
+        "warps-8-ilp4": 4,
+        "warps-8-ilp8": 4,
+        "warps-64-ilp4": 32,
+        "warps-64-ilp8": 32,
+        "chase-1": 32,
+        "chase-132": 32,
     }
     for row in res.rows:  # the label's warps per SM are the driver's (here the fake's) blocks x 2
         match = re.match(r"(\d+) warps/SM", row.label)
@@ -133,8 +150,15 @@ def test_a_reduction_kernel_that_drops_a_block_fails_its_row(tmp_path: Path) -> 
     declared, _ = load_specs(root)
     nodes, _ = load_nodes(root)
     code = runner.run(
-        root, "test-node", nodes["test-node"], declared, ["reduction"], QUICK, runner.Provenance0(),
-        root / R.RESULTS_DIR, device=device,
+        root,
+        "test-node",
+        nodes["test-node"],
+        declared,
+        ["reduction"],
+        QUICK,
+        runner.Provenance0(),
+        root / R.RESULTS_DIR,
+        device=device,
     )
     assert code == 1
     res = R.load_all(root).get("reduction", "test-node").result

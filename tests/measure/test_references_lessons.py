@@ -127,7 +127,7 @@ def test_block_histograms_matches_the_kernel_walk(bins: int) -> None:
 
 def test_histogram_bins_round_in_float32_like_the_kernel() -> None:
     """Inputs whose bin differs between float32 and float64 arithmetic get the float32 one."""
-    x = np.array([-2.0**-25, 0.5 - 2.0**-26, np.nextafter(np.float32(1), np.float32(0))], dtype=np.float32)
+    x = np.array([-(2.0**-25), 0.5 - 2.0**-26, np.nextafter(np.float32(1), np.float32(0))], dtype=np.float32)
     # -2^-25 + 1 rounds to 1.0 in float32: bin bins/2, where float64 says bins/2 - 1.
     assert list(R.histogram_bins(x, 4)) == [2, 3, 3]
 
@@ -141,7 +141,9 @@ def test_thread_sums_matches_the_stream_kernels(accumulators: int) -> None:
     n = blocks * 64 * 497 + 333  # the spec's work per thread, ragged
     src = _inputs(n, accumulators)
     ref = R.thread_sums({"src": src}, {"n": n, "blocks": blocks})["dst"]
-    check = compare(K.thread_register_sums(src, blocks * 64, accumulators), ref, _tolerance("latency-hiding", "warps-8"))
+    check = compare(
+        K.thread_register_sums(src, blocks * 64, accumulators), ref, _tolerance("latency-hiding", "warps-8")
+    )
     assert check.passed, check.message
 
 
