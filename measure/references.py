@@ -143,19 +143,19 @@ def divergent_chains(inputs: Arrays, dims: Mapping[str, int]) -> dict[str, Any]:
 
     src = inputs["src"]
     k, rule = dims["iters"], dims["rule"]
-    i = np.arange(src.size)
     if rule == 0:
-        side_a = (i // 32) % 2 == 0
+        side_a = (np.arange(src.size) >> 5) & 1 == 0
     elif rule == 1:
-        side_a = i % 2 == 0
+        side_a = np.arange(src.size) & 1 == 0
     elif rule == 2:
         side_a = src < 0
     else:
         raise ValueError(f"divergent_chains: rule {rule} is not 0, 1 or 2")
-    y = src.astype(np.float64)
-    out = np.empty_like(y)
-    for mask, (m, c) in ((side_a, DIVERGENCE_SIDES[0]), (~side_a, DIVERGENCE_SIDES[1])):
-        out[mask] = m**k * y[mask] + c * (1.0 - m**k) / (1.0 - m)
+    # Per side, y_K = g * y_0 + h with g = m**K and h = c (1 - m**K) / (1 - m).
+    (ga, ha), (gb, hb) = ((m**k, c * (1.0 - m**k) / (1.0 - m)) for m, c in DIVERGENCE_SIDES)
+    out = src.astype(np.float64)
+    out *= np.where(side_a, ga, gb)
+    out += np.where(side_a, ha, hb)
     return {"dst": out}
 
 
@@ -190,18 +190,25 @@ def histogram_bins(x: Any, bins: int) -> Any:
     import numpy as np
 
     scaled = (x.astype(np.float32) + np.float32(1.0)) * np.float32(0.5 * bins)
-    return np.clip(scaled.astype(np.int64), 0, bins - 1)
+    return np.clip(scaled.astype(np.int32), 0, bins - 1)
 
 
 def block_histograms(inputs: Arrays, dims: Mapping[str, int]) -> dict[str, Any]:
     """``histogram``: row ``b`` of ``hist`` (blocks x bins) counts the elements of block ``b``, the
-    same grid-stride grouping as :func:`block_partials`."""
+    same grid-stride grouping as :func:`block_partials`. Element ``i``'s key is ``block * bins + bin``,
+    with the elements laid out in rounds of ``blocks * 256`` (the last round padded with a key past the
+    end, dropped after counting): no 64-bit index array over 64M elements on the node."""
     import numpy as np
 
     src = inputs["src"]
     blocks, bins = dims["blocks"], dims["bins"]
-    block = (np.arange(src.size, dtype=np.int64) % (blocks * 256)) // 256
-    counts = np.bincount(block * bins + histogram_bins(src, bins), minlength=blocks * bins)
+    per_round = blocks * 256
+    keys = np.full(-(-src.size // per_round) * per_round, blocks * bins, dtype=np.int32)
+    keys[: src.size] = histogram_bins(src, bins)
+    rounds = keys.reshape(-1, per_round)
+    rounds[:, :] += (np.arange(per_round, dtype=np.int32) // 256 * bins)[None, :]
+    keys[src.size :] = blocks * bins
+    counts = np.bincount(keys, minlength=blocks * bins + 1)[: blocks * bins]
     return {"hist": counts.reshape(blocks, bins).astype(np.float64)}
 
 
