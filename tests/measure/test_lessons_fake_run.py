@@ -165,3 +165,49 @@ def test_a_reduction_kernel_that_drops_a_block_fails_its_row(tmp_path: Path) -> 
     assert res is not None
     tree = next(r for r in res.rows if r.kernel == "tree")
     assert not tree.check.passed and tree.check.message.startswith("out: 1 of 6 elements are off by more than")
+
+
+def _divergence(rule: int):  # type: ignore[no-untyped-def]
+    def body(dev: FakeDevice, grid: Sequence[int], block: Sequence[int], args: Sequence[int]) -> None:
+        dst, src, n = args
+        dev.array(dst)[:n] = K.divergence(dev.array(src)[:n], rule)
+
+    return body
+
+
+def _scale(dev: FakeDevice, grid: Sequence[int], block: Sequence[int], args: Sequence[int]) -> None:
+    dst, src, n = args
+    dev.array(dst)[:n] = dev.array(src)[:n] * 2
+
+
+def _histogram(dev: FakeDevice, grid: Sequence[int], block: Sequence[int], args: Sequence[int]) -> None:
+    hist, src, n, bins = args
+    dev.array(hist)[: grid[0] * bins] = K.histogram(dev.array(src)[:n], grid[0], bins).reshape(-1)
+
+
+def test_warp_divergence_runs_whole(tmp_path: Path) -> None:
+    root = _repo(tmp_path, "warp-divergence", "  - {label: tiny, dims: {n: 1000}}\n")
+    rules = {"branch_by_warp": 0, "branch_by_lane": 1, "branch_by_sign": 2, "select_by_sign": 2}
+    device = FakeDevice({**{f: _divergence(r) for f, r in rules.items()}, "copy_kernel": _copy})
+    res = _run(root, device, "warp-divergence")
+    assert [r.kernel for r in res.rows] == ["warp-uniform", "lane-alternating", "data-sign", "select"]
+
+
+def test_vector_loads_runs_whole_at_a_ragged_size(tmp_path: Path) -> None:
+    root = _repo(tmp_path, "vector-loads", "  - {label: tiny, dims: {n: 4099}}\n")
+    functions = ["scale_float", "scale_float2", "scale_float4", "scale_float4_once", "scale_float4_x4"]
+    res = _run(root, FakeDevice({**dict.fromkeys(functions, _scale), "copy_kernel": _copy}), "vector-loads")
+    assert {r.launch.grid[0] for r in res.rows if r.launch is not None} == {132 * 8, 5, 2}
+
+
+def test_histogram_runs_whole_with_the_opt_in_where_the_bins_need_it(tmp_path: Path) -> None:
+    sizes = "".join(f"  - {{label: '{b} bins', dims: {{n: 3001, bins: {b}, blocks: 2}}}}\n" for b in (4, 256, 16384))
+    root = _repo(tmp_path, "histogram", sizes)
+    functions = ["hist_global", "hist_shared", "hist_warp_agg"]
+    device = FakeDevice({**dict.fromkeys(functions, _histogram), "copy_kernel": _copy})
+    res = _run(root, device, "histogram")
+    assert len(res.rows) == 9
+    shared = {r.size: r.occupancy for r in res.rows if r.kernel == "shared"}
+    # 64 KiB of counters at 16384 bins: past the 48 KiB default, launched with the opt-in; 3 per SM.
+    assert shared["16384 bins"] is not None and shared["16384 bins"].blocks_per_sm == 3
+    assert ("hist_shared", 65536) in device.launches
