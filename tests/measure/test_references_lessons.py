@@ -183,3 +183,27 @@ def test_chasers_beyond_the_grid_do_not_exist() -> None:
     ref = R.chase_sums({"src": src}, {"n": 2**10, "blocks": 2, "steps": 10, "chasers": 5})["dst"]
     assert ref.shape == (128,) and np.count_nonzero(ref) == 2
     assert compare(K.chase(src, 2, 10, 5), ref, 1.0e-4).passed
+
+
+def test_the_divergence_constants_are_the_sources() -> None:
+    """The references' constants are read from nowhere: compare them with the .cu file's PTX
+    immediates (the branch bodies) and its #defines (the select kernel)."""
+    import re
+
+    source = (ROOT / "code" / "warp-divergence" / "divergence.cu").read_text()
+    for step, (m, c) in zip(("STEP_A", "STEP_B"), R.DIVERGENCE_SIDES, strict=True):
+        found = re.search(rf'#define {step} "fma\.rn\.f32 %0, %0, 0f([0-9A-F]{{8}}), 0f([0-9A-F]{{8}});"', source)
+        assert found is not None, step
+        bits = np.array([int(found.group(1), 16), int(found.group(2), 16)], dtype=np.uint32)
+        assert list(bits.view(np.float32)) == [m, c]
+    for name, value in zip(("A_MUL", "A_ADD", "B_MUL", "B_ADD"), np.ravel(R.DIVERGENCE_SIDES), strict=True):
+        found = re.search(rf"#define {name} (-?[0-9.]+)f", source)
+        assert found is not None and float(found.group(1)) == value, name
+
+
+def test_the_chase_constants_are_the_sources() -> None:
+    import re
+
+    source = (ROOT / "code" / "latency-hiding" / "latency.cu").read_text()
+    values = [re.search(rf"#define {name} ([0-9]+)u", source) for name in ("LCG_A", "LCG_C", "START_MUL")]
+    assert tuple(int(v.group(1)) for v in values if v is not None) == R.CHASE_LCG
