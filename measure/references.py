@@ -125,3 +125,134 @@ REFERENCES: dict[str, Reference] = {
     "fma_chains": fma_chains,
 }
 NAMES = frozenset(REFERENCES)
+
+
+# --- warp-divergence, reduction, vector-loads, histogram, latency-hiding ---------------------------
+# (one block, kept at the end of the file so that other additions merge without conflicts)
+
+#: warp-divergence: the two sides' (multiplier, addend), the float32 values code/warp-divergence uses.
+DIVERGENCE_SIDES = ((0.99609375, 0.001953125), (0.998046875, -0.001953125))
+
+
+def divergent_chains(inputs: Arrays, dims: Mapping[str, int]) -> dict[str, Any]:
+    """``warp-divergence``: element ``i`` steps ``iters`` times as ``y <- y * m + c`` from
+    ``y = src[i]``, with side A's (m, c) where the row's ``rule`` picks A and side B's elsewhere:
+    rule 0 when ``(i // 32)`` is even (warp-uniform), rule 1 when ``i`` is even, rule 2 when
+    ``src[i] < 0``. In float64, in closed form: ``m**K y + c (1 - m**K) / (1 - m)``."""
+    import numpy as np
+
+    src = inputs["src"]
+    k, rule = dims["iters"], dims["rule"]
+    if rule == 0:
+        side_a = (np.arange(src.size) >> 5) & 1 == 0
+    elif rule == 1:
+        side_a = np.arange(src.size) & 1 == 0
+    elif rule == 2:
+        side_a = src < 0
+    else:
+        raise ValueError(f"divergent_chains: rule {rule} is not 0, 1 or 2")
+    # Per side, y_K = g * y_0 + h with g = m**K and h = c (1 - m**K) / (1 - m).
+    (ga, ha), (gb, hb) = ((m**k, c * (1.0 - m**k) / (1.0 - m)) for m, c in DIVERGENCE_SIDES)
+    out = src.astype(np.float64)
+    out *= np.where(side_a, ga, gb)
+    out += np.where(side_a, ha, hb)
+    return {"dst": out}
+
+
+def _grid_stride_sums(values: Any, threads: int) -> Any:
+    """The float64 sum of ``values[t], values[t + threads], ...`` for each ``t < threads``."""
+    import numpy as np
+
+    padded = np.zeros(-(-values.size // threads) * threads)
+    padded[: values.size] = values
+    return padded.reshape(-1, threads).sum(axis=0)
+
+
+def block_partials(inputs: Arrays, dims: Mapping[str, int]) -> dict[str, Any]:
+    """``reduction``: ``blocks`` blocks of 256 threads walk ``src`` grid-stride, so element ``i``
+    belongs to block ``(i % (blocks * 256)) // 256``; ``out[b]`` is the sum of block b's elements,
+    in float64."""
+    blocks = dims["blocks"]
+    per_thread = _grid_stride_sums(inputs["src"], blocks * 256)
+    return {"out": per_thread.reshape(blocks, 256).sum(axis=1)}
+
+
+def scale2(inputs: Arrays, dims: Mapping[str, int]) -> dict[str, Any]:
+    """``vector-loads``: ``dst = 2 * src``, exact in float32."""
+    import numpy as np
+
+    return {"dst": inputs["src"] * np.float32(2.0)}
+
+
+def histogram_bins(x: Any, bins: int) -> Any:
+    """The bin of each float32 ``x`` as ``code/histogram`` computes it: ``(x + 1) * (bins / 2)`` in
+    float32 (two roundings, no FMA), truncated, clamped to ``[0, bins)``."""
+    import numpy as np
+
+    scaled = (x.astype(np.float32) + np.float32(1.0)) * np.float32(0.5 * bins)
+    return np.clip(scaled.astype(np.int32), 0, bins - 1)
+
+
+def block_histograms(inputs: Arrays, dims: Mapping[str, int]) -> dict[str, Any]:
+    """``histogram``: row ``b`` of ``hist`` (blocks x bins) counts the elements of block ``b``, the
+    same grid-stride grouping as :func:`block_partials`. Element ``i``'s key is ``block * bins + bin``,
+    with the elements laid out in rounds of ``blocks * 256`` (the last round padded with a key past the
+    end, dropped after counting): no 64-bit index array over 64M elements on the node."""
+    import numpy as np
+
+    src = inputs["src"]
+    blocks, bins = dims["blocks"], dims["bins"]
+    per_round = blocks * 256
+    keys = np.full(-(-src.size // per_round) * per_round, blocks * bins, dtype=np.int32)
+    keys[: src.size] = histogram_bins(src, bins)
+    rounds = keys.reshape(-1, per_round)
+    rounds[:, :] += (np.arange(per_round, dtype=np.int32) // 256 * bins)[None, :]
+    keys[src.size :] = blocks * bins
+    counts = np.bincount(keys, minlength=blocks * bins + 1)[: blocks * bins]
+    return {"hist": counts.reshape(blocks, bins).astype(np.float64)}
+
+
+def thread_sums(inputs: Arrays, dims: Mapping[str, int]) -> dict[str, Any]:
+    """``latency-hiding`` streams: ``blocks`` blocks of 64 threads walk ``src`` grid-stride; ``dst[t]``
+    is thread t's sum, in float64 (whatever the number of accumulators a thread splits it into)."""
+    return {"dst": _grid_stride_sums(inputs["src"], dims["blocks"] * 64)}
+
+
+#: latency-hiding's chase: the LCG and the starting-point multiplier of code/latency-hiding/latency.cu.
+CHASE_LCG = (1664525, 1013904223, 2654435761)
+
+
+def chase_sums(inputs: Arrays, dims: Mapping[str, int]) -> dict[str, Any]:
+    """``latency-hiding`` chase: thread 0 of block ``c < chasers`` starts at ``(c * S) mod 2^32 & mask``
+    (mask = n - 1, n a power of two), adds ``|src[idx]|`` and moves to ``(idx * A + C) mod 2^32 & mask``,
+    ``steps`` times; every other thread of the ``blocks`` x 64 grid writes 0 (so do blocks past the
+    grid when ``chasers`` exceeds ``blocks``)."""
+    import numpy as np
+
+    src = inputs["src"]
+    n, steps, chasers = src.size, dims["steps"], min(dims["chasers"], dims["blocks"])
+    if n & (n - 1):
+        raise ValueError(f"chase_sums: n = {n} is not a power of two")
+    a, c, start = CHASE_LCG
+    wrap = np.uint64(0xFFFFFFFF)
+    idx = (np.arange(chasers, dtype=np.uint64) * np.uint64(start)) & wrap & np.uint64(n - 1)
+    sums = np.zeros(chasers)
+    for _ in range(steps):
+        sums += np.abs(src[idx].astype(np.float64))
+        idx = (idx * np.uint64(a) + np.uint64(c)) & wrap & np.uint64(n - 1)
+    out = np.zeros(dims["blocks"] * 64)
+    out[np.arange(chasers) * 64] = sums
+    return {"dst": out}
+
+
+REFERENCES.update(
+    {
+        "divergent_chains": divergent_chains,
+        "block_partials": block_partials,
+        "scale2": scale2,
+        "block_histograms": block_histograms,
+        "thread_sums": thread_sums,
+        "chase_sums": chase_sums,
+    }
+)
+NAMES = frozenset(REFERENCES)
