@@ -438,19 +438,27 @@ extern "C" __global__ void __launch_bounds__(256, 2) matmul_register_db4(float* 
 #define TC_BM 128
 #define TC_BN 128
 #define TC_BK 16
-#define TC_PAD 4  // 4 floats of padding per row: ldm stays a multiple of 16 bytes, fragment rows
-                  // start 32 bytes apart in banks, so fragment loads do not all hit the same banks
+// Padding per row, in floats (ldm must stay a multiple of 4 floats). WMMA's fragment layout is not
+// documented; the SASS runs HMMA.1684 (m16n8k8) instructions, whose TF32 operands in PTX's
+// mma.m16n8k8 layout give each lane row lane / 4, column lane % 4 of an 8 x 4 block of A, and row
+// lane % 4, column lane / 4 of a 4 x 8 block of B. If the loads follow that layout, rows of 20
+// floats (A) and 136 floats (B) put a load's 32 words in 32 different banks (A: 20 r + c, B: 8 r + c,
+// mod 32), where unpadded rows (16, 128) would be 4-way conflicts. The counter pass's shared load
+// wavefronts per instruction for this row say whether they do.
+#define TC_PAD_A 4
+#define TC_PAD_B 8
 
 extern "C" __global__ void __launch_bounds__(256)
 matmul_wmma_tf32(float* __restrict__ c, const float* __restrict__ a, const float* __restrict__ b,
                  int m, int n, int k)
 {
     using namespace nvcuda;
-    // load_matrix_sync needs 32-byte aligned fragment pointers: the rows below are 80 and 528
-    // bytes, fragments start on rows that are multiples of 8 (A: 16) and columns that are
-    // multiples of 8 (B: 16), so every fragment pointer is a multiple of 32 bytes from the base.
-    __shared__ __align__(128) float as[TC_BM][TC_BK + TC_PAD];
-    __shared__ __align__(128) float bs[TC_BK][TC_BN + TC_PAD];
+    // load_matrix_sync needs 32-byte aligned fragment pointers: the rows below are 80 and 544
+    // bytes; A fragments start on rows that are multiples of 16 (1280 bytes) at column 0 or 8
+    // (32 bytes), B fragments on row 0 or 8 (4352 bytes) at columns that are multiples of 16
+    // (64 bytes): every fragment pointer is a multiple of 32 bytes from a 128-byte aligned base.
+    __shared__ __align__(128) float as[TC_BM][TC_BK + TC_PAD_A];
+    __shared__ __align__(128) float bs[TC_BK][TC_BN + TC_PAD_B];
     __shared__ __align__(128) float out[8][16 * 16];  // one 16 x 16 staging area per warp
 
     const int tid = threadIdx.x;
@@ -488,14 +496,14 @@ matmul_wmma_tf32(float* __restrict__ c, const float* __restrict__ a, const float
             wmma::fragment<wmma::matrix_b, 16, 16, 8, wmma::precision::tf32, wmma::row_major> bf[4];
             #pragma unroll
             for (int i = 0; i < 2; ++i) {
-                wmma::load_matrix_sync(af[i], &as[wm * 32 + i * 16][kk], TC_BK + TC_PAD);
+                wmma::load_matrix_sync(af[i], &as[wm * 32 + i * 16][kk], TC_BK + TC_PAD_A);
                 #pragma unroll
                 for (int t = 0; t < af[i].num_elements; ++t)  // float32 -> TF32, round to nearest
                     af[i].x[t] = wmma::__float_to_tf32(af[i].x[t]);
             }
             #pragma unroll
             for (int j = 0; j < 4; ++j) {
-                wmma::load_matrix_sync(bf[j], &bs[kk][wn * 64 + j * 16], TC_BN + TC_PAD);
+                wmma::load_matrix_sync(bf[j], &bs[kk][wn * 64 + j * 16], TC_BN + TC_PAD_B);
                 #pragma unroll
                 for (int t = 0; t < bf[j].num_elements; ++t)
                     bf[j].x[t] = wmma::__float_to_tf32(bf[j].x[t]);
