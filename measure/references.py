@@ -124,7 +124,6 @@ REFERENCES: dict[str, Reference] = {
     "reverse_blocks": reverse_blocks,
     "fma_chains": fma_chains,
 }
-NAMES = frozenset(REFERENCES)
 
 
 # --- warp-divergence, reduction, vector-loads, histogram, latency-hiding ---------------------------
@@ -255,4 +254,21 @@ REFERENCES.update(
         "chase_sums": chase_sums,
     }
 )
+
+
+# --- added for code/async-copy (kernels-b) ---------------------------------------------------------
+
+
+def reverse_tiles(inputs: Arrays, dims: Mapping[str, int]) -> dict[str, Any]:
+    """``async-copy``: ``src`` cut into runs of ``tile`` floats (the last one may be shorter), each run
+    written back reversed into ``dst`` at the same place."""
+    import numpy as np
+
+    src, tile = inputs["src"], dims["tile"]
+    full = src.size // tile * tile
+    head = src[:full].reshape(-1, tile)[:, ::-1].reshape(-1)
+    return {"dst": np.concatenate([head, src[full:][::-1]])}
+
+
+REFERENCES["reverse_tiles"] = reverse_tiles
 NAMES = frozenset(REFERENCES)
