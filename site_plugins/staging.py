@@ -192,7 +192,7 @@ def manifest(plan_: Plan, build: Build, docs_dir: str, *, site_url: str,
     withheld: dict[str, str] = {}
     for uri in [*plan_.left_out, *build.hidden, *sorted(build.content.unloaded), *build.unlisted]:
         k = audit.key(uri)
-        if k not in allowed:
+        if k and k not in allowed:  # (the site's root is the site itself, whatever its home page)
             withheld.setdefault(k, f"{docs_dir}/{uri}")
     return audit.Manifest(frozenset(pages), frozenset(files), withheld, site_url, asset_dirs)
 
