@@ -339,7 +339,7 @@ def unlisted_pages(root: Path, docs_dir: str, chrome: Collection[str], generated
     docs = root / docs_dir
     if not docs.is_dir():
         return []
-    found = (f.relative_to(docs).as_posix() for f in docs.rglob("*.md") if f.is_file() or f.is_symlink())
+    found = (f.relative_to(docs).as_posix() for f in docs.rglob("*.md") if f.is_file() and not f.is_symlink())
 
     def entry_file(uri: str) -> bool:
         return uri.startswith(("terms/", "lessons/")) and PurePosixPath(uri).name != "index.md"

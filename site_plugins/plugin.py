@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import shutil
 import tempfile
 from pathlib import Path, PurePosixPath
@@ -259,9 +260,12 @@ class GlossPlugin(BasePlugin[GlossConfig]):
 
 
 def _shown(site: Path, root: Path) -> str:
-    """The site folder as findings name it: repo-relative when it lies in the project."""
+    """The site folder as findings name it: repo-relative when it lies in the project, and by the name it
+    will have when it is gloss build's temporary folder (``.site.building-xyz`` is ``site``)."""
+    m = re.fullmatch(r"\.(?P<name>.+)\.building-[^/]*", site.name)
+    site = site.resolve().with_name(m["name"]) if m else site.resolve()
     try:
-        return site.resolve().relative_to(root).as_posix()
+        return site.relative_to(root).as_posix()
     except ValueError:
         return site.as_posix()
 
