@@ -29,7 +29,7 @@ def manifest(config_file: Path) -> audit.Manifest:
     if plugin is None:
         raise ConfigurationError(f"{config_file} does not use the gloss plugin")
     root = config_file.resolve().parent
-    opts = plugin.options  # type: ignore[attr-defined]
+    opts = plugin.options
     opts = dataclasses.replace(opts, docs_dir=Path(cfg.docs_dir).resolve().relative_to(root).as_posix(),
                                preview=False)  # a published site never shows drafts
     checked = checks.run(root, opts)
@@ -42,7 +42,8 @@ def main(argv: list[str]) -> int:
         prog="gloss audit", description="Check that a built site holds only chrome and signed entries, and "
                                         "links to no draft; works on a site built by any engine.")
     parser.add_argument("site_dir", type=Path, help="the built site, e.g. site")
-    parser.add_argument("--config-file", "-f", type=Path, default=Path("mkdocs.yml"), help="the project's MkDocs config")
+    parser.add_argument("--config-file", "-f", type=Path, default=Path("mkdocs.yml"),
+                        help="the project's MkDocs config")
     args = parse(parser, argv)
     if isinstance(args, int):
         return args

@@ -23,7 +23,7 @@ from mkdocs.structure.files import File, Files
 from mkdocs.structure.nav import Navigation
 from mkdocs.structure.pages import Page
 
-from site_plugins import audit, checks, navhtml, navorder, pipeline, render, stash, staging
+from site_plugins import audit, checks, navhtml, navorder, pipeline, render, staging, stash
 from site_plugins import nav as site_nav
 from site_plugins.incremental import Incremental, date_back
 from site_plugins.links import evidence
@@ -132,9 +132,9 @@ class GlossPlugin(BasePlugin[GlossConfig]):
             raise PluginError("gloss: on_files before on_pre_build")
         # A positive list: staged files and the theme's own; ours are added below.
         keep = {os.path.normpath(d) for d in (str(self.stage_dir), *config.theme.dirs)}
-        for f in list(files):
-            if f.src_dir is None or os.path.normpath(f.src_dir) not in keep:
-                files.remove(f)
+        for listed in list(files):
+            if listed.src_dir is None or os.path.normpath(listed.src_dir) not in keep:
+                files.remove(listed)
         self.manifest = staging.manifest(checked.staged, build, self.docs_dir, site_url=config.site_url or "",
                                          asset_dirs=staging.asset_dirs(config.theme.dirs))
         inc = self.incremental

@@ -11,9 +11,9 @@ from tinyproject import project
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "signoff"))
 
-from signoff_helpers import PEOPLE, commit_all, init_repo, key_file  # noqa: E402
+from signoff_helpers import PEOPLE, commit_all, init_repo, key_file
 
-from site_plugins import cli  # noqa: E402
+from site_plugins import cli
 
 SITE_URL = "https://gloss.example.org/"
 CONFIG = f"site_url: {SITE_URL}\n" + BASE_CONFIG.format(theme="mkdocs", plugin_options="")
