@@ -122,7 +122,7 @@ class GlossPlugin(BasePlugin[GlossConfig]):
             log.warning(str(problem))
         if self.stage_dir is None:
             self.stage_dir = Path(tempfile.mkdtemp(prefix="gloss-staging-"))
-        staging.write(checked.staged, self.root / self.docs_dir, self.stage_dir)
+        staging.write(checked.staged, self.stage_dir)
         self.docs_path = config.docs_dir
         config.docs_dir = str(self.stage_dir)
 

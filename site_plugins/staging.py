@@ -9,7 +9,9 @@ positive list decided from :class:`site_plugins.pipeline.Build` (itself decided 
 - the hand-written pages declared under the gloss plugin's ``chrome:`` option, and the static files
   declared there;
 - each published entry's Markdown, as published (the signed version where a change awaits sign-off);
-- the static files (images) a published entry links to from its body.
+- the static files (images) a published entry links to from its body, as committed when the entry was
+  signed (a file edited since is served in its signed version, as the entry's text is; one git never had
+  at signing is left out and reported).
 
 Generated pages (the A–Z, letter pages, lesson index, code pages) are added by the plugin as generated
 files, never read from disk. Everything else under the docs folder is left out; a static file that no
@@ -23,6 +25,7 @@ import importlib.util
 import os
 import re
 import stat
+import subprocess
 from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -37,6 +40,8 @@ ASSETS = Path(__file__).parent / "assets"  # our stylesheets and scripts, served
 #: Larger than any image an entry should carry.
 MAX_STATIC_BYTES = 16 * 1024 * 1024
 
+UNSIGNED = "this file was not committed when the entry that shows it was signed, so it is not published"
+UNSIGNED_REMEDY = "commit it, then have that entry signed again (gloss sign)"
 STRAY = "this file is used by no entry and is not declared site chrome, so it is not published"
 STRAY_REMEDY = ("link it from an entry (it is published with that entry once the entry is signed), or list it "
                 "under the gloss plugin's 'chrome:' option in mkdocs.yml if it is site chrome; else delete it")
@@ -54,7 +59,7 @@ class Plan:
     """What the engine may see: docs path -> Markdown text for pages, docs paths of copied static files."""
 
     pages: dict[str, str] = field(default_factory=dict)
-    statics: list[str] = field(default_factory=list)
+    statics: dict[str, bytes] = field(default_factory=dict)  # docs path -> the bytes to publish
     left_out: list[str] = field(default_factory=list)  # every other path under the docs folder
     problems: list[Problem] = field(default_factory=list)
 
@@ -118,17 +123,30 @@ def plan(root: Path, docs_dir: str, build: Build, *, chrome: Collection[str], pr
         text, _ = textfile.read(docs / uri, f"{docs_dir}/{uri}")  # its problems come from the checks
         if text is not None:
             out.pages[uri] = text
-    used = set().union(*(targets(e.src_uri, e.body) for e in shown)) if shown else set()
+    uses = {e.path: targets(e.src_uri, e.body) for e in shown}
+    used = set().union(*uses.values())
     wanted = set().union(*(targets(e.src_uri, e.body) for e in build.content.entries()), used)
     for uri in sorted(present):
         if uri.endswith(".md") or any(part.startswith(".") for part in uri.split("/")):
             continue  # pages are decided above; dot files (.gitkeep, editor files) are never published
+        rel = f"{docs_dir}/{uri}"
         if uri in used or uri in chrome:
             size = (docs / uri).stat().st_size
+            data = read_regular(docs / uri) if size <= MAX_STATIC_BYTES else None
             if size > MAX_STATIC_BYTES:
-                out.problems.append(textfile.size_problem(f"{docs_dir}/{uri}", size, MAX_STATIC_BYTES))
-            else:
-                out.statics.append(uri)
+                out.problems.append(textfile.size_problem(rel, size, MAX_STATIC_BYTES))
+            elif data is None:
+                continue  # (replaced by a link or removed since the walk: never published)
+            elif uri in chrome or preview:
+                out.statics[uri] = data
+            else:  # an entry's file is published as it was when the entry was signed
+                commits = sorted({c for path, found in uses.items() if uri in found
+                                  if (c := build.states[path].signed_commit)})
+                signed = as_signed(root, rel, data, commits)
+                if signed is None:
+                    out.problems.append(Problem(rel, 1, UNSIGNED, UNSIGNED_REMEDY))
+                else:
+                    out.statics[uri] = signed
         elif uri not in wanted:  # (a file only a draft uses waits with that draft, unreported)
             out.problems.append(Problem(f"{docs_dir}/{uri}", 1, STRAY, STRAY_REMEDY))
     staged = set(out.pages) | set(out.statics)
@@ -144,15 +162,12 @@ def _linked(root: Path, docs_dir: str) -> Iterator[str]:
             yield p[len(prefix):]
 
 
-def write(plan_: Plan, docs: Path, dest: Path) -> None:
+def write(plan_: Plan, dest: Path) -> None:
     """Make ``dest`` hold exactly the plan: unchanged files are not rewritten (their times stay, so a
     ``mkdocs serve --dirty`` rebuild redoes only what changed) and anything else there is removed."""
     dest.mkdir(parents=True, exist_ok=True)
     wanted: dict[str, bytes] = {uri: text.encode("utf-8") for uri, text in plan_.pages.items()}
-    for uri in plan_.statics:
-        data = read_regular(docs / uri)
-        if data is not None:
-            wanted[uri] = data
+    wanted.update(plan_.statics)
     for folder, dirs, files in os.walk(dest, topdown=False):
         for name in files:
             p = Path(folder) / name
@@ -168,6 +183,22 @@ def write(plan_: Plan, docs: Path, dest: Path) -> None:
             continue
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(data)
+
+
+def as_signed(root: Path, rel: str, data: bytes, commits: Sequence[str]) -> bytes | None:
+    """``data`` when a commit an entry was signed at holds ``rel`` as it is now; else the first such
+    commit's version (an edit since sign-off waits, as the entry's own text does); None when none has it."""
+    versions = [v for c in commits if (v := _show(root, c, rel)) is not None]
+    return data if data in versions else versions[0] if versions else None
+
+
+def _show(root: Path, commit: str, rel: str) -> bytes | None:
+    try:
+        done = subprocess.run(["git", "-C", str(root), "show", f"{commit}:./{rel}"], capture_output=True,
+                              check=False, timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return done.stdout if done.returncode == 0 and len(done.stdout) <= MAX_STATIC_BYTES else None
 
 
 def read_regular(path: Path) -> bytes | None:

@@ -16,7 +16,7 @@ from sitekit import build_site
 
 from site_plugins import sitebuild
 from site_plugins.pipeline import GENERATED, GENERATED_REMEDY, UNLISTED, UNLISTED_REMEDY
-from site_plugins.staging import STRAY, STRAY_REMEDY
+from site_plugins.staging import STRAY, STRAY_REMEDY, UNSIGNED, UNSIGNED_REMEDY
 
 LINK = ("a symbolic link, which is never followed, read or published; replace it with the file itself (a regular "
         "file in the repository), or delete it")
@@ -41,6 +41,19 @@ def test_stray_static_files_are_left_out_and_reported(tmp_path: Path, expect_war
     assert "stray.html" not in files and "images/evil.svg" not in files and "notes/readme.txt" not in files
     assert files["images/fig.svg"] == gatekit.FIGURE.encode()  # the signed entry's own figure is published
     assert "terms/warp/index.html" in files and MARK not in site_text(root / "site")
+
+
+def test_an_entry_s_figure_is_published_as_signed(tmp_path: Path, expect_warnings: object) -> None:
+    root = signed(tmp_path, {"content/terms/warp.md": gatekit.SIGNED + "\n![Later](../images/later.svg)\n"})
+    # After sign-off: the figure is replaced by a script-carrying one, and a figure the entry names appears.
+    (root / "content/images/fig.svg").write_text(gatekit.SCRIPT_SVG.replace("zebra", MARK))
+    (root / "content/images/later.svg").write_text(gatekit.SCRIPT_SVG.replace("zebra", MARK))
+    gatekit.commit_all(root, "edits after sign-off")
+    expect_warnings.add(f"content/images/later.svg:1: {UNSIGNED}; {UNSIGNED_REMEDY}")  # type: ignore[attr-defined]
+    assert gloss_build(root, strict=False) == (True, "")
+    files = site_files(root / "site")
+    assert files["images/fig.svg"] == gatekit.FIGURE.encode()  # the version signed, not the edit
+    assert "images/later.svg" not in files and MARK not in site_text(root / "site")
 
 
 def test_a_file_only_a_draft_uses_waits_unreported(tmp_path: Path) -> None:
