@@ -55,10 +55,21 @@ class Manifest:
     site_url: str = ""
     # (site path prefix, folder) of theme and plugin assets: a file is one when the same bytes lie there
     asset_dirs: tuple[tuple[str, Path], ...] = ()
-    page_keys: frozenset[str] = field(init=False)
+    page_keys: frozenset[str] = field(init=False)  # for links: any spelling of a page
+    page_files: frozenset[str] = field(init=False)  # for the site's own files: the exact paths
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "page_keys", frozenset(key(p) for p in self.pages))
+        object.__setattr__(self, "page_files", frozenset(f for p in self.pages for f in page_files(p)))
+
+
+def page_files(uri: str) -> tuple[str, ...]:
+    """Where a page's HTML may lie: ``terms/x.md`` at ``terms/x/index.html`` (directory URLs) or
+    ``terms/x.html``; an ``index.md`` at ``index.html`` beside it."""
+    stem = uri[:-3] if uri.endswith(".md") else uri
+    if stem == "index" or stem.endswith("/index"):
+        return (f"{stem}.html",)
+    return (f"{stem}/index.html", f"{stem}.html")
 
 
 def key(path: str) -> str:
@@ -187,7 +198,6 @@ def audit(site: Path, manifest: Manifest, label: str | None = None) -> list[Prob
     """Every finding in ``site`` (each reported as ``label/site-path``), sorted; none means clean."""
     prefix = (label if label is not None else site.as_posix()).rstrip("/")
     out: list[Problem] = []
-    files = {key(f) for f in manifest.files}
     for rel, linked in walk(site):
         where = f"{prefix}/{rel}"
         path = site / rel
@@ -196,14 +206,14 @@ def audit(site: Path, manifest: Manifest, label: str | None = None) -> list[Prob
             continue
         lower = rel.casefold()
         if lower.endswith((".html", ".htm", ".xhtml")):
-            if key(rel) not in manifest.page_keys and rel not in THEME_PAGES:
+            if rel not in manifest.page_files and rel not in THEME_PAGES:  # (TERMS/X/ is another page)
                 out.append(Problem(where, 1, "a page that is neither site chrome nor a published entry", REMEDY))
             out += link_problems(where, rel, path.read_text(encoding="utf-8", errors="replace"), manifest)
         elif rel in SEARCH_INDEXES:
             out += _search_problems(where, path, manifest)
         elif rel in SITEMAPS:
             out += _sitemap_problems(where, path, manifest)
-        elif key(rel) in files and key(rel) not in manifest.withheld:
+        elif rel in manifest.files:
             continue
         elif not _is_asset(rel, path, manifest.asset_dirs):
             out.append(Problem(where, 1, "a file that is neither a theme asset, site chrome nor a published "
@@ -237,15 +247,19 @@ def _search_problems(where: str, path: Path, manifest: Manifest) -> list[Problem
         if not isinstance(loc, str):
             out.append(Problem(where, i, "a search record without a location", REMEDY))
             continue
-        k = key(loc.split("#", 1)[0])  # (a location is a site path, "" the home page)
-        if k not in manifest.page_keys:
-            what = manifest.withheld.get(k, "no published page")
-            out.append(Problem(where, i, f"search record '{loc}' is {what}, not published", REMEDY))
+        if _page_of(loc) not in manifest.page_files:  # (a location is a site path, "" the home page)
+            out.append(Problem(where, i, f"search record '{loc}' {_what(key(loc.split('#', 1)[0]), manifest)}",
+                               REMEDY))
         text = record.get("text")
         if isinstance(text, str):
             out += [Problem(where, i, p.problem, p.remedy) for p in
                     link_problems(where, _page_of(loc), text, manifest)]
     return out
+
+
+def _what(k: str, manifest: Manifest) -> str:
+    withheld = manifest.withheld.get(k)
+    return f"is {withheld}, not published" if withheld else "is not a published page"
 
 
 def _page_of(location: str) -> str:
@@ -265,6 +279,5 @@ def _sitemap_problems(where: str, path: Path, manifest: Manifest) -> list[Proble
         k = target_key(url, "index.html", manifest.site_url)
         if k is not None and k not in manifest.page_keys:
             line = text.count("\n", 0, m.start()) + 1
-            what = manifest.withheld.get(k, "no published page")
-            out.append(Problem(where, line, f"sitemap URL '{url}' is {what}, not published", REMEDY))
+            out.append(Problem(where, line, f"sitemap URL '{url}' {_what(k, manifest)}", REMEDY))
     return out

@@ -59,6 +59,8 @@ def test_planted_pages_files_and_links_are_found(built: Path, capsys: pytest.Cap
     shutil.copy(site / "terms/warp/index.html", site / "terms/tiling/index.html")  # an unsigned page
     (site / "images/evil.svg").write_text(gatekit.SCRIPT_SVG)  # a script-carrying SVG
     (site / "stray.html").write_text("<p>stray</p>\n")
+    (site / "TERMS/WARP").mkdir(parents=True)  # another page on a case-sensitive server
+    (site / "TERMS/WARP/index.html").write_text("<p>unsigned</p>\n")
     (site / "search/worker.js").write_text("/* not the theme's */\n")  # a theme file, changed
     os.symlink("../signoff.yaml", site / "signoff.txt")
     os.symlink("/etc/hostname", site / "images/outside.png")
@@ -76,6 +78,7 @@ def test_planted_pages_files_and_links_are_found(built: Path, capsys: pytest.Cap
         f"site/search/worker.js:1: a file that is neither a theme asset, site chrome nor a published entry's file; "
         f"{REMEDY}",
         f"site/signoff.txt:1: a symbolic link; a published site holds regular files only; {REMEDY}",
+        f"site/TERMS/WARP/index.html:1: a page that is neither site chrome nor a published entry; {REMEDY}",
         f"site/stray.html:1: a page that is neither site chrome nor a published entry; {REMEDY}",
         f"site/terms/tiling/index.html:1: a page that is neither site chrome nor a published entry; {REMEDY}",
     ]
@@ -95,6 +98,7 @@ def test_search_records_and_sitemap_urls_of_drafts_are_found(built: Path, capsys
     data = json.loads(index.read_text())
     data["docs"].append({"location": "Terms/Tiling/#details", "title": "t", "text": "draft words"})
     data["docs"].append({"location": "terms/warp/", "title": "w", "text": '<a href="../tiling/">t</a>'})
+    data["docs"].append({"location": "TERMS/WARP/", "title": "w", "text": "unsigned words"})
     index.write_text(json.dumps(data))
     n = len(data["docs"])
     sitemap = built / "site/sitemap.xml"
@@ -104,10 +108,11 @@ def test_search_records_and_sitemap_urls_of_drafts_are_found(built: Path, capsys
     code, out, _ = run(capsys, "site")
     line = next(i for i, t in enumerate(sitemap.read_text().splitlines(), 1) if "terms/tiling/" in t)
     assert (code, out) == (1, [
-        f"site/search/search_index.json:{n - 1}: search record 'Terms/Tiling/#details' is {DRAFT}, not published; "
+        f"site/search/search_index.json:{n - 2}: search record 'Terms/Tiling/#details' is {DRAFT}, not published; "
         f"{REMEDY}",
-        f"site/search/search_index.json:{n}: <a href> points to '../tiling/', which is {DRAFT}, not published; "
+        f"site/search/search_index.json:{n - 1}: <a href> points to '../tiling/', which is {DRAFT}, not published; "
         f"{LINK_REMEDY}",
+        f"site/search/search_index.json:{n}: search record 'TERMS/WARP/' is not a published page; {REMEDY}",
         f"site/sitemap.xml:{line}: sitemap URL 'https://gloss.example.org/terms/tiling/' is {DRAFT}, not published; "
         f"{REMEDY}",
     ])
