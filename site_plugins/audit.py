@@ -153,6 +153,8 @@ class _Links(HTMLParser):
                 self.found += [(line, tag, name, p) for p in parts]
             elif name == "style":
                 self.found += [(line, tag, "style", m.group(2)) for m in _CSS_URL.finditer(value)]
+            elif name == "srcdoc":  # a whole document inside the attribute: its links count too
+                self.found += [(line, tag, "srcdoc", v) for _, _, _, v in links(value)[0]]
         self._style = tag == "style"
 
     handle_startendtag = handle_starttag
