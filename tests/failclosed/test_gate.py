@@ -14,7 +14,8 @@ import pytest
 from gatekit import signed, site_files, site_text, tiny
 from sitekit import build_site
 
-from site_plugins import sitebuild
+from site_plugins import sitebuild, textfile
+from site_plugins.messages import Problem
 from site_plugins.pipeline import GENERATED, GENERATED_REMEDY, UNLISTED, UNLISTED_REMEDY
 from site_plugins.staging import STRAY, STRAY_REMEDY, UNSIGNED, UNSIGNED_REMEDY
 
@@ -91,8 +92,8 @@ def symlinked(root: Path, outside: Path) -> list[str]:
     links = {"content/terms/outside.md": outside / "secret.md", "content/signoff.svg": Path("../signoff.yaml"),
              "content/images/dangling.png": Path("nowhere.png"), "content/linked": outside / "dir",
              "content/index-link.md": Path("index.md"),
-             "code/day01-intro/outside.cu": outside / "secret.md", "code/day01-intro/signoff.cu": Path(
-                 "../../signoff.yaml"), "code/day01-intro/dangling.cu": Path("gone.cu")}
+             "code/day01-intro/outside.cu": outside / "secret.md", "code/linked": outside / "dir",
+             "code/day01-intro/signoff.cu": Path("../../signoff.yaml"), "code/day01-intro/dangling.cu": Path("gone.cu")}
     for rel, target in links.items():
         os.symlink(target, root / rel)
     return sorted(links)
@@ -109,6 +110,17 @@ def test_symlinks_are_never_followed_or_published(tmp_path: Path, expect_warning
     assert MARK not in text and "\nentries:" not in text and "BEGIN SSH SIGNATURE" not in text
     assert not any(p.is_symlink() for p in (root / "site").rglob("*"))
     assert "signoff.svg" not in site_files(root / "site")
+
+
+def test_no_file_is_read_through_a_linked_folder(tmp_path: Path) -> None:
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "elsewhere/k.cu").write_text("__global__ void k() {}\n")
+    (tmp_path / "code").mkdir()
+    os.symlink(tmp_path / "elsewhere", tmp_path / "code/day01")
+    assert textfile.read(tmp_path / "code/day01/k.cu", "code/day01/k.cu") == (
+        None, [Problem("code/day01", 1, *LINK.split("; "))])
+    os.symlink(tmp_path / "elsewhere/k.cu", tmp_path / "code/k.cu")
+    assert textfile.read(tmp_path / "code/k.cu", "code/k.cu")[1] == [Problem("code/k.cu", 1, *LINK.split("; "))]
 
 
 def test_a_linked_home_page_is_refused(tmp_path: Path, expect_warnings: object) -> None:
