@@ -18,7 +18,7 @@ from mkdocs.config import base
 from mkdocs.config import config_options as c
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
-from mkdocs.plugins import BasePlugin
+from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.files import File, Files
 from mkdocs.structure.nav import Navigation
 from mkdocs.structure.pages import Page
@@ -222,6 +222,7 @@ class GlossPlugin(BasePlugin[GlossConfig]):
             self.draft_links.append(pipeline.draft_link(f"{self.docs_dir}/{page.file.src_uri}", line,
                                                         f"{self.docs_dir}/{target}"))
 
+    @event_priority(-100)  # last: after the search plugin has written its index, so the audit sees it
     def on_post_build(self, /, *, config: MkDocsConfig) -> None:
         # The build summary: signed pages that link to drafts are published with those links as plain
         # text; that never fails the build (a few drafts must not hold their signed neighbours hostage).
