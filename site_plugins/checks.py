@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from site_plugins import images, measured, pipeline, render, schema, textfile
+from site_plugins import images, measured, pipeline, render, schema, staging, textfile
 from site_plugins.content import md_links, normalise, source_urls
 from site_plugins.links import evidence
 from site_plugins.messages import Problem
@@ -46,6 +46,7 @@ class Checked:
     handwritten: dict[str, str] = field(default_factory=dict)  # docs src_uri -> page Markdown, ready
     draft_links: list[Problem] = field(default_factory=list)  # links shown as plain text: information only
     dropped: set[str] = field(default_factory=set)  # docs src_uris never to be read by MkDocs (reported)
+    staged: staging.Plan = field(default_factory=staging.Plan)  # all the engine may read (site_plugins/staging)
 
 
 _FENCE = re.compile(r"^(?P<f>`{3,}|~{3,}).*?^(?P=f)[ \t]*$", re.M | re.S)
@@ -140,7 +141,9 @@ def run(root: Path, opts: Options, today: dt.date | None = None, reuse: pipeline
             line = first_line + _line_in(body, PurePosixPath(target).name)
             checked.draft_links.append(pipeline.draft_link(path, line, f"{opts.docs_dir}/{target}"))
         checked.handwritten[uri] = markdown
-    checked.problems = sorted(set(checked.problems))
+    checked.staged = staging.plan(root, opts.docs_dir, build, chrome=opts.chrome, preview=opts.preview,
+                                  exclude=checked.dropped)
+    checked.problems = sorted(set(checked.problems) | set(checked.staged.problems))
     checked.draft_links = sorted(set(checked.draft_links))
     return checked
 

@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 COMMANDS: dict[str, tuple[str, str, str]] = {
     "check": ("site_plugins.content_cli", "main", "run every check the build runs, without building"),
     "build": ("site_plugins.sitebuild", "main", "build the site; a failed build keeps the last good one"),
+    "audit": ("site_plugins.audit_cli", "main", "check that a built site (any engine's) holds only what is published"),
     "measure": ("measure.cli", "main", "run, verify and list measurements (run needs a verification node)"),
     "links": ("site_plugins.links.cli", "main", "check source links and record evidence"),
     "compare": ("measure.exchange_cli", "compare_main", "compare two sets of results row by row (faster/slower/same)"),

@@ -308,8 +308,9 @@ def prepare(root: Path, docs_dir: str = "content", *, preview: bool = False,
             for target in (t for t in hits if t in build.hidden):
                 line = _line_mentioning(source.text, PurePosixPath(target).name) if source else 0
                 build.draft_links.append(draft_link(where, line, f"{docs_dir}/{target}"))
-    build.unlisted = unlisted_pages(root, docs_dir, chrome)
-    build.problems += [Problem(f"{docs_dir}/{uri}", 1, UNLISTED, UNLISTED_REMEDY) for uri in build.unlisted]
+    build.unlisted = unlisted_pages(root, docs_dir, chrome, build.pages)
+    build.problems += [Problem(f"{docs_dir}/{uri}", 1, *((GENERATED, GENERATED_REMEDY) if uri in build.pages
+                                                        else (UNLISTED, UNLISTED_REMEDY))) for uri in build.unlisted]
     build.problems = sorted(set(build.problems))
     build.draft_links = sorted(set(build.draft_links))
     return build
@@ -320,19 +321,30 @@ UNLISTED_REMEDY = ("move it to terms/ or lessons/ to have it signed off like eve
                    "site chrome, list it under the gloss plugin's 'chrome:' option in mkdocs.yml")
 
 
+GENERATED = "the build generates this page, so a hand-written file here is never published"
+GENERATED_REMEDY = "delete it (and take it out of the gloss plugin's 'chrome:' option in mkdocs.yml if it is listed)"
+
+
 def draft_link(where: str, line: int, target: str) -> Problem:
     """A link to a draft, shown as plain text (a build-summary line, not a failure)."""
     return Problem(where, line, f"links to draft '{target}', which is not published",
                    "the link is shown as plain text until that entry is signed off")
 
 
-def unlisted_pages(root: Path, docs_dir: str, chrome: Collection[str]) -> list[str]:
-    """Docs paths of the Markdown pages outside terms/ and lessons/ that are not declared chrome."""
+def unlisted_pages(root: Path, docs_dir: str, chrome: Collection[str], generated: Collection[str] = ()) -> list[str]:
+    """Docs paths of the Markdown pages that are neither entry files nor declared chrome, and of those
+    that would stand in for a page the build generates (``terms/index.md``, a letter page, ...): an
+    ``index.md`` is never an entry, so it is published only when declared chrome, and never over a
+    generated page."""
     docs = root / docs_dir
     if not docs.is_dir():
         return []
-    found = (f.relative_to(docs).as_posix() for f in docs.rglob("*.md") if f.is_file())
-    return sorted(uri for uri in found if not uri.startswith(("terms/", "lessons/")) and uri not in chrome)
+    found = (f.relative_to(docs).as_posix() for f in docs.rglob("*.md") if f.is_file() and not f.is_symlink())
+
+    def entry_file(uri: str) -> bool:
+        return uri.startswith(("terms/", "lessons/")) and PurePosixPath(uri).name != "index.md"
+
+    return sorted(uri for uri in found if not entry_file(uri) and (uri not in chrome or uri in generated))
 
 
 def stage_files(root: Path, excerpts: list[Excerpt]) -> dict[str, str]:

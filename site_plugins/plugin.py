@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import logging
 import os
+import re
+import shutil
+import tempfile
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -15,12 +18,12 @@ from mkdocs.config import base
 from mkdocs.config import config_options as c
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
-from mkdocs.plugins import BasePlugin
+from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.files import File, Files
 from mkdocs.structure.nav import Navigation
 from mkdocs.structure.pages import Page
 
-from site_plugins import checks, navhtml, navorder, pipeline, render, stash
+from site_plugins import audit, checks, navhtml, navorder, pipeline, render, staging, stash
 from site_plugins import nav as site_nav
 from site_plugins.incremental import Incremental, date_back
 from site_plugins.links import evidence
@@ -28,7 +31,7 @@ from site_plugins.messages import Problem
 
 log = logging.getLogger("mkdocs.plugins.gloss")
 
-ASSETS = Path(__file__).parent / "assets"
+ASSETS = staging.ASSETS
 TEMPLATES = Path(__file__).parent / "templates"  # overrides of material's partials (see navhtml.py)
 TERM_SEARCH_BOOST = 5  # material search boost: a term outranks the code page whose file name repeats its words
 
@@ -58,6 +61,9 @@ class GlossPlugin(BasePlugin[GlossConfig]):
         self.incremental: Incremental | None = None  # set under `mkdocs serve --dirty`
         self.focus = site_nav.Focus([])
         self.reuse: pipeline.Reuse | None = None  # set under `mkdocs serve`: work kept between rebuilds
+        self.stage_dir: Path | None = None  # the staging tree MkDocs reads instead of the docs folder
+        self.docs_path = ""  # the real docs folder, given back to the config after the build
+        self.manifest: audit.Manifest | None = None
 
     def on_startup(self, *, command: str, dirty: bool) -> None:
         # (Defining this event also keeps the plugin object across the rebuilds of one `mkdocs serve`.)
@@ -69,6 +75,7 @@ class GlossPlugin(BasePlugin[GlossConfig]):
     def on_shutdown(self) -> None:
         if self.incremental is not None:
             self.incremental.close()
+        self._drop_stage()
 
     @property
     def preview(self) -> bool:
@@ -102,21 +109,34 @@ class GlossPlugin(BasePlugin[GlossConfig]):
             config.theme.dirs.insert(1 if config.theme.custom_dir else 0, str(TEMPLATES))
         return config
 
-    def on_files(self, files: Files, /, *, config: MkDocsConfig) -> Files:
+    def on_pre_build(self, /, *, config: MkDocsConfig) -> None:
+        # Decide everything before MkDocs looks at a file, then point it at the staging tree: it never
+        # walks the docs folder (whose links it would follow) and sees only what may be published.
         try:
             self.checked = checked = checks.run(self.root, self.options, reuse=self.reuse)
         except evidence.EvidenceError as exc:
             raise PluginError(str(exc)) from exc
-        self.build = build = checked.build
+        self.build = checked.build
         self.draft_links = list(checked.draft_links)
         for problem in checked.problems:  # exactly what `gloss check` prints
             log.warning(str(problem))
-        # drafts; files that are not entries; pages that are neither entries nor declared chrome; pages
-        # MkDocs must not read (unreadable, or front matter refused; already reported)
-        for uri in [*build.hidden, *sorted(build.content.unloaded | checked.dropped), *build.unlisted]:
-            f = files.get_file_from_path(uri)
-            if f is not None:
-                files.remove(f)
+        if self.stage_dir is None:
+            self.stage_dir = Path(tempfile.mkdtemp(prefix="gloss-staging-"))
+        staging.write(checked.staged, self.stage_dir)
+        self.docs_path = config.docs_dir
+        config.docs_dir = str(self.stage_dir)
+
+    def on_files(self, files: Files, /, *, config: MkDocsConfig) -> Files:
+        build, checked = self.build, self.checked
+        if build is None or checked is None or self.stage_dir is None:
+            raise PluginError("gloss: on_files before on_pre_build")
+        # A positive list: staged files and the theme's own; ours are added below.
+        keep = {os.path.normpath(d) for d in (str(self.stage_dir), *config.theme.dirs)}
+        for listed in list(files):
+            if listed.src_dir is None or os.path.normpath(listed.src_dir) not in keep:
+                files.remove(listed)
+        self.manifest = staging.manifest(checked.staged, build, self.docs_dir, site_url=config.site_url or "",
+                                         asset_dirs=staging.asset_dirs(config.theme.dirs))
         inc = self.incremental
         changed = inc.changed({**build.pages, **build.code_files}) if inc else set()
         for uri, markdown in build.pages.items():
@@ -202,14 +222,34 @@ class GlossPlugin(BasePlugin[GlossConfig]):
             self.draft_links.append(pipeline.draft_link(f"{self.docs_dir}/{page.file.src_uri}", line,
                                                         f"{self.docs_dir}/{target}"))
 
+    @event_priority(-100)  # last: after the search plugin has written its index, so the audit sees it
     def on_post_build(self, /, *, config: MkDocsConfig) -> None:
         # The build summary: signed pages that link to drafts are published with those links as plain
         # text; that never fails the build (a few drafts must not hold their signed neighbours hostage).
         self.focus.restore()
+        config.docs_dir = self.docs_path or config.docs_dir  # what `mkdocs serve` then watches
+        if self.reuse is None:
+            self._drop_stage()
+        # The last word, whatever rendered the pages: the built site holds only what may be published.
+        # (Skipped in preview and serve, which show drafts on purpose.)
+        findings = [] if self.preview or self.reuse is not None or self.manifest is None else audit.audit(
+            Path(config.site_dir), self.manifest, label=_shown(Path(config.site_dir), self.root))
+        if findings:
+            raise PluginError("gloss audit: the built site holds what is not published:\n"
+                              + "\n".join(f"  {p}" for p in findings))
         links = sorted(set(self.draft_links))
         if links:
             log.info(f"gloss: {len(links)} link{'s' if len(links) > 1 else ''} to unpublished entries shown as "
                      "plain text:\n" + "\n".join(f"  {p}" for p in links))
+
+    def on_build_error(self, /, *, error: Exception) -> None:
+        if self.reuse is None:
+            self._drop_stage()
+
+    def _drop_stage(self) -> None:
+        if self.stage_dir is not None:
+            shutil.rmtree(self.stage_dir, ignore_errors=True)
+            self.stage_dir = None
 
     def on_serve(self, server: Any, /, *, config: MkDocsConfig, builder: Any) -> Any:
         for extra in ("code", "measure/results", "signoff.yaml", self.config.evidence_file):
@@ -218,6 +258,17 @@ class GlossPlugin(BasePlugin[GlossConfig]):
                 server.watch(str(path))
         return server
 
+
+
+def _shown(site: Path, root: Path) -> str:
+    """The site folder as findings name it: repo-relative when it lies in the project, and by the name it
+    will have when it is gloss build's temporary folder (``.site.building-xyz`` is ``site``)."""
+    m = re.fullmatch(r"\.(?P<name>.+)\.building-[^/]*", site.name)
+    site = site.resolve().with_name(m["name"]) if m else site.resolve()
+    try:
+        return site.relative_to(root).as_posix()
+    except ValueError:
+        return site.as_posix()
 
 
 def _line_mentioning(text: str, needle: str) -> int:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from html import escape
 from pathlib import PurePosixPath
 
+from site_plugins import audit
 from site_plugins.content import Content, Entry, Excerpt, LessonMeta, TermMeta, md_links, normalise
 from site_plugins.publish import EntryState
 
@@ -293,7 +294,7 @@ def hidden_targets(hidden: Iterable[str]) -> dict[str, str]:
     out: dict[str, str] = {}
     for uri in hidden:
         stem = uri[:-3] if uri.endswith(".md") else uri
-        for form in (uri, stem, f"{stem}/", f"{stem}/index.html", f"{stem}.html"):
+        for form in (uri, stem, f"{stem}/", f"{stem}/index.html", f"{stem}.html", audit.key(uri) or uri):
             out[form] = uri
     return out
 
@@ -308,12 +309,16 @@ def unlink_hidden_html(html: str, page_src_uri: str, page_url: str,
     hits: list[str] = []
     url_dir = PurePosixPath(page_url) if page_url.endswith("/") else PurePosixPath(page_url).parent
     bases = {PurePosixPath(page_src_uri).parent, url_dir}
+    page_file = f"{page_url}index.html" if page_url.endswith("/") or not page_url else page_url
 
     def swap(m: re.Match[str]) -> str:
         href = m.group("href").strip().split("#", 1)[0].split("?", 1)[0]
         if not href or "://" in href or href.startswith(("mailto:", "data:", "javascript:")):
             return m.group(0)
         candidates = [href.lstrip("/")] if href.startswith("/") else [normalise(b / href) for b in bases]
+        # Any other spelling (letter case, percent-encoding, dot segments): the final audit's key.
+        key = audit.target_key(m.group("href"), page_file, "")
+        candidates += [key] if key else []
         for c in candidates:
             hit = targets.get(c)
             if hit is not None:

@@ -9,8 +9,9 @@ No MkDocs imports: the measurement runner uses this module on verification nodes
 
 from __future__ import annotations
 
+import os
 import re
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from site_plugins.messages import Problem
 
@@ -54,13 +55,38 @@ def control_problem(text: str, rel: str, first_line: int = 1) -> Problem | None:
                    "delete it (only tab and newline may appear in text)")
 
 
+def symlink_problem(rel: str) -> Problem:
+    return Problem(rel, 1, "a symbolic link, which is never followed, read or published",
+                   "replace it with the file itself (a regular file in the repository), or delete it")
+
+
+def linked_part(path: Path, rel: str) -> str | None:
+    """The first of ``rel``'s folders or file (``rel`` names the end of ``path``) that is a symbolic link.
+
+    A link could stand for any file on the machine (signoff.yaml, a key, another entry): no project file
+    is ever read through one, so what is read is what is committed."""
+    parts = PurePosixPath(rel).parts
+    if not parts or ".." in parts or PurePosixPath(rel).is_absolute():
+        parts = (path.name,)
+    n = len(parts)
+    chain = [path, *path.parents][:n][::-1]  # the top folder first, the file last
+    for k, p in enumerate(chain):
+        if p.is_symlink():
+            return "/".join(parts[: k + 1]) if len(chain) == n else rel
+    return None
+
+
 def read(path: Path, rel: str, max_bytes: int = MAX_BYTES) -> tuple[str | None, list[Problem]]:
     """The text of ``path`` (reported as ``rel``), or None and the problem that stopped it."""
+    link = linked_part(path, rel)
+    if link is not None:
+        return None, [symlink_problem(link)]
     try:
         size = path.stat().st_size
         if size > max_bytes:
             return None, [size_problem(rel, size, max_bytes)]
-        with path.open("rb") as fh:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))  # (a link made since the look above)
+        with os.fdopen(fd, "rb") as fh:
             raw = fh.read(max_bytes + 1)
     except OSError as exc:
         return None, [Problem(rel, 1, f"cannot be read ({exc.strerror or exc})", "check that it is a readable file")]
