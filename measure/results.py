@@ -85,7 +85,14 @@ from pathlib import Path
 from measure import counters
 from measure.judge import STATES, State, failure_problems, incomplete_problems, stale_problems, tamper_problems
 from measure.nodes import NODES_PATH, load_nodes
-from measure.recompute import copy_ceiling_gbps, figures_for, recompute_ceilings, recompute_row
+from measure.recompute import (
+    bytes_moved,
+    copy_ceiling_gbps,
+    figures_for,
+    fp32_ceiling_gflops,
+    recompute_ceilings,
+    recompute_row,
+)
 from measure.resultformat import (
     READABLE_VERSIONS,
     RESULTS_DIR,
@@ -131,7 +138,9 @@ __all__ = [
     "Samples",
     "Settings",
     "State",
+    "bytes_moved",
     "copy_ceiling_gbps",
+    "fp32_ceiling_gflops",
     "digest_of",
     "dumps",
     "failure_problems",

@@ -218,20 +218,22 @@ def parse_spec(text: str, spec_path: str, source_text: str | None) -> tuple[Decl
         check_kernel(k, ctx, add)
     if exp.ceilings:
         for i, k in enumerate(exp.kernels):
-            if k.reference != "copy":
+            if k.kind not in ("kernel", "memcpy"):
                 add(
                     exp,
                     "kernels",
-                    f"ceiling experiment kernel '{k.id}' is not a copy",
-                    "a ceilings experiment holds only copies (reference 'copy')",
+                    f"ceiling experiment kernel '{k.id}' is kind '{k.kind}', not a timed kernel or memcpy",
+                    "a ceilings experiment holds only timed copies and compute ceilings: move the row to another "
+                    "experiment",
                     i,
                 )
-            elif k.kind == "observe":
+            elif (k.reference == "copy") == (k.flops is not None):
                 add(
                     exp,
                     "kernels",
-                    f"ceiling experiment kernel '{k.id}' is kind 'observe', which is never timed",
-                    "a ceilings experiment holds only timed copies: move the observed launch to another experiment",
+                    f"ceiling experiment kernel '{k.id}' is neither a copy (reference 'copy', no flops) nor a "
+                    "compute ceiling (flops declared, another reference)",
+                    "a copy ceiling checks against 'copy' and declares no flops; a compute ceiling declares flops",
                     i,
                 )
     if problems:
@@ -243,7 +245,6 @@ def load_specs(root: Path) -> tuple[dict[str, Declared], list[Problem]]:
     """Every experiment under ``code/*/experiment.yaml``, by id; problems for the malformed ones."""
     specs: dict[str, Declared] = {}
     problems: list[Problem] = []
-    ceilings: list[Declared] = []
     for spec_file in sorted((root / CODE_DIR).glob(f"*/{SPEC_NAME}")):
         rel = spec_file.relative_to(root).as_posix()
         text, probs = textfile.read(spec_file, rel)
@@ -276,18 +277,6 @@ def load_specs(root: Path) -> tuple[dict[str, Declared], list[Problem]]:
             )
             continue
         specs[declared.id] = declared
-        if declared.experiment.ceilings:
-            ceilings.append(declared)
-    if len(ceilings) > 1:
-        for d in ceilings[1:]:
-            problems.append(
-                Problem(
-                    d.spec_path,
-                    d.id_line,
-                    f"a second ceilings experiment ('{d.id}')",
-                    f"keep only one experiment with 'ceilings: true' (first: {ceilings[0].id})",
-                )
-            )
     return specs, problems
 
 
