@@ -122,7 +122,8 @@ class FakeDevice:
         self.pipeline_streams: list[int] = []  # the stream of every pipeline chunk run
         self.repeat_modes: list[str] = []  # the mode of every repeated-launch sample
         self.gemms: list[str] = []  # the math of every GEMM
-        self.gemm_error = False
+        # What the fake gets wrong, for tests of the check: any of "h2d", "d2h", "gemm" (one element off).
+        self.wrong: set[str] = set()
 
     # --- what the runner reads ---------------------------------------------------------------------
 
@@ -285,8 +286,12 @@ class FakeDevice:
             self.copies.append((direction, pinned))
             if direction == "h2d":
                 self.array(int(device))[: flat.size] = flat
+                if "h2d" in self.wrong:
+                    self.array(int(device))[0] += 1.0
             else:
                 flat[:] = self.array(int(device))[: flat.size]
+                if "d2h" in self.wrong:
+                    flat[-1] += 1.0
 
         return launch
 
@@ -331,7 +336,7 @@ class FakeDevice:
             left = self.array(int(a))[: m * k].reshape(m, k)
             right = self.array(int(b))[: k * n].reshape(k, n)
             out = (left @ right).astype(np.float32).reshape(-1)
-            if self.gemm_error:  # a wrong GEMM, for tests of the check
+            if "gemm" in self.wrong:
                 out[0] += 1.0
             self.array(int(c))[: m * n] = out
 

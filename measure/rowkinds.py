@@ -78,14 +78,15 @@ def transfer(dev: Device, k: KernelSpec, shapes: dict[str, tuple[int, ...]], buf
     t = k.transfer
     assert t is not None
     dst, src = k.args
-    host = dev.host_array(shapes[dst], t.host == "pinned")
+    pinned = t.host == "pinned"
+    host = dev.host_array(shapes[dst], pinned)
     if t.direction == "h2d":
 
         def fill(inputs: dict[str, Any]) -> None:
             host[...] = inputs[src]
 
-        return Plan(dev.copy_launcher("h2d", bufs[dst], host), fill)
-    return Plan(dev.copy_launcher("d2h", bufs[src], host), lambda inputs: poison(host), {dst: host})
+        return Plan(dev.copy_launcher("h2d", bufs[dst], host, pinned), fill)
+    return Plan(dev.copy_launcher("d2h", bufs[src], host, pinned), lambda inputs: poison(host), {dst: host})
 
 
 def pipeline(

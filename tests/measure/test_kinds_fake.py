@@ -1,0 +1,288 @@
+"""The row kinds cublas, transfer, pipeline and launch through the whole runner on the fake device
+(check, timing, figures, result file, verify), a wrong output failing each, and several ceilings
+experiments run first with their rows in every result."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from measure import results as R
+from measure import runner
+from measure import testing as T
+from measure.fakedevice import FakeDevice
+from measure.nodes import load_nodes
+from measure.spec import load_specs
+
+SPEC = """\
+id: toy-kinds
+title: Every new row kind, for tests
+source: kinds.cu
+element: float32
+buffers:
+  - {name: a, role: input, shape: [m, k]}
+  - {name: b, role: input, shape: [k, n]}
+  - {name: c, role: output, shape: [m, n]}
+sizes:
+  - {label: small, dims: {m: 8, n: 12, k: 5}}
+kernels:
+  - id: sgemm
+    label: cuBLAS SGEMM
+    kind: cublas
+    gemm: {math: fp32, m: m, n: n, k: k}
+    args: [c, a, b]
+    reference: matmul
+    tolerance: 1.0e-5
+    flops: 2 * m * n * k
+    bytes_read: 4 * (m * k + k * n)
+    bytes_written: 4 * m * n
+  - id: tf32
+    label: cuBLAS TF32
+    kind: cublas
+    gemm: {math: tf32, m: m, n: n, k: k}
+    args: [c, a, b]
+    reference: matmul
+    tolerance: 1.0e-3
+    flops: 2 * m * n * k
+    bytes_read: 4 * (m * k + k * n)
+    bytes_written: 4 * m * n
+"""
+
+COPY_SPEC = """\
+id: toy-copies
+title: Transfers, pipelines and launches for tests
+source: kinds.cu
+element: float32
+buffers:
+  - {name: src, role: input, shape: [n]}
+  - {name: dst, role: output, shape: [n]}
+sizes:
+  - {label: ragged, dims: {n: 1003}}
+kernels:
+  - id: h2d-pageable
+    label: host to device, pageable
+    kind: transfer
+    transfer: {direction: h2d, host: pageable}
+    args: [dst, src]
+    reference: copy
+    bytes_read: 4 * n
+    bytes_written: 4 * n
+  - id: d2h-pinned
+    label: device to host, pinned
+    kind: transfer
+    transfer: {direction: d2h, host: pinned}
+    args: [dst, src]
+    reference: copy
+    bytes_read: 4 * n
+    bytes_written: 4 * n
+  - id: overlap-3
+    label: 4 chunks, 3 streams
+    kind: pipeline
+    function: scale_add
+    block: [256]
+    grid: ["cdiv(chunk, 256)"]
+    args: [dst, src, chunk]
+    pipeline: {streams: 3, chunks: 4}
+    reference: scale_add
+    bytes_read: 4 * n
+    bytes_written: 4 * n
+  - id: graph-10
+    label: 10 launches, one graph
+    kind: launch
+    function: copy_n
+    block: [32]
+    grid: [1]
+    args: [dst, src, n]
+    launch: {mode: graph, count: 10}
+    reference: copy
+    bytes_read: 4 * n
+    bytes_written: 4 * n
+"""
+
+SOURCE = 'extern "C" {\n__global__ void scale_add(float* d, const float* s, int n) { }\n' \
+    '__global__ void copy_n(float* d, const float* s, int n) { }\n}\n'
+QUICK = runner.Options(min_samples=3, min_gpu_time_s=0.0, row_time_limit_s=0.5, warmup_launches=1, max_batch=4)
+
+
+def scale_add(dev: FakeDevice, grid: Sequence[int], block: Sequence[int], args: Sequence[int]) -> None:
+    dst, src, n = args
+    dev.array(dst)[:n] = dev.array(src)[:n] * np.float32(2) + np.float32(1)
+
+
+def scale_only(dev: FakeDevice, grid: Sequence[int], block: Sequence[int], args: Sequence[int]) -> None:
+    dst, src, n = args
+    dev.array(dst)[:n] = dev.array(src)[:n] * np.float32(2)
+
+
+def copy_n(dev: FakeDevice, grid: Sequence[int], block: Sequence[int], args: Sequence[int]) -> None:
+    dst, src, n = args
+    dev.array(dst)[:n] = dev.array(src)[:n]
+
+
+def fma(dev: FakeDevice, grid: Sequence[int], block: Sequence[int], args: Sequence[int]) -> None:
+    dst, src, n = args
+    dev.array(dst)[:n] = dev.array(src)[:n] * np.float32(2) + np.float32(1)
+
+
+FMA_CEILING = """\
+id: fp32-ceiling
+title: a compute ceiling for tests
+source: fma.cu
+element: float32
+ceilings: true
+buffers:
+  - {name: src, role: input, shape: [n]}
+  - {name: dst, role: output, shape: [n]}
+sizes:
+  - {label: one, dims: {n: 4096}}
+kernels:
+  - id: fma
+    label: FMA chains
+    function: fma_chain
+    block: [256]
+    grid: ["cdiv(n, 256)"]
+    args: [dst, src, n]
+    reference: scale_add
+    bytes_read: 4 * n
+    bytes_written: 4 * n
+    flops: 1000 * n
+"""
+
+
+def make_repo(root: Path) -> Path:
+    T.write_fixture_repo(root)
+    for folder, spec in (("kinds", SPEC), ("copies", COPY_SPEC)):
+        (root / "code" / folder).mkdir()
+        (root / "code" / folder / "experiment.yaml").write_text(spec)
+        (root / "code" / folder / "kinds.cu").write_text(SOURCE)
+    T.write_small_ceilings(root, "256 KiB", 65536)
+    (root / "code" / "fp32").mkdir()
+    (root / "code" / "fp32" / "experiment.yaml").write_text(FMA_CEILING)
+    (root / "code" / "fp32" / "fma.cu").write_text('extern "C" {\n__global__ void fma_chain(float* d, const float* s, int n) { }\n}\n')
+    return root
+
+
+def fake(**bodies: object) -> FakeDevice:
+    kernels = {"scale_add": scale_add, "copy_n": copy_n, "copy_kernel": copy_n, "fma_chain": fma}
+    kernels.update(bodies)  # type: ignore[arg-type]
+    return FakeDevice(kernels)
+
+
+def run(root: Path, device: FakeDevice, ids: list[str]) -> int:
+    declared, problems = load_specs(root)
+    assert problems == []
+    nodes, _ = load_nodes(root)
+    out = root / R.RESULTS_DIR
+    return runner.run(root, "test-node", nodes["test-node"], declared, ids, QUICK, runner.Provenance0(), out, device=device)
+
+
+def entry(root: Path, experiment: str) -> R.Entry:
+    return R.load_all(root).get(experiment, "test-node")
+
+
+def rows(root: Path, experiment: str) -> dict[str, R.Row]:
+    e = entry(root, experiment)
+    assert e.result is not None, e.problems
+    return {r.kernel: r for r in e.result.rows}
+
+
+def test_cublas_rows_run_both_maths_record_the_library_and_verify(tmp_path: Path) -> None:
+    root = make_repo(tmp_path)
+    device = fake()
+    assert run(root, device, ["toy-kinds"]) == 0
+    e = entry(root, "toy-kinds")
+    assert e.state == "fresh", e.problems
+    assert e.result is not None and e.result.schema_version == 3
+    assert e.result.provenance.libraries == {"cublas": "fake/libcublas.so", "cublas_version": "0"}
+    got = rows(root, "toy-kinds")
+    assert set(device.gemms) == {"fp32", "tf32"}
+    assert got["sgemm"].setup == {"math": "fp32", "m": "m", "n": "n", "k": "k"} and got["sgemm"].launch is None
+    assert got["sgemm"].figures is not None and got["sgemm"].figures.gflops is not None
+
+
+def test_a_wrong_gemm_fails_its_row_and_is_never_timed(tmp_path: Path) -> None:
+    root = make_repo(tmp_path)
+    device = fake()
+    device.wrong.add("gemm")
+    assert run(root, device, ["toy-kinds"]) == 1
+    row = rows(root, "toy-kinds")["sgemm"]
+    assert not row.check.passed and row.samples is None
+    assert row.check.message.startswith("c: ")
+
+
+def test_transfers_pipelines_and_launches_check_time_and_verify(tmp_path: Path) -> None:
+    root = make_repo(tmp_path)
+    device = fake()
+    assert run(root, device, ["toy-copies"]) == 0
+    e = entry(root, "toy-copies")
+    assert e.state == "fresh", e.problems
+    got = rows(root, "toy-copies")
+    assert ("h2d", False) in device.copies and ("d2h", True) in device.copies
+    # A transfer's GB/s counts the bytes once; a pipeline's both directions.
+    h2d, pipe = got["h2d-pageable"], got["overlap-3"]
+    assert h2d.summary is not None and h2d.figures is not None
+    assert h2d.figures.gbps == pytest.approx(4 * 1003 / (h2d.summary.median_ms * 1e6))
+    assert pipe.summary is not None and pipe.figures is not None
+    assert pipe.figures.gbps == pytest.approx(8 * 1003 / (pipe.summary.median_ms * 1e6))
+    # 1003 elements in 4 chunks of 251 (the last 250), chunk c on stream c % 3; the row records chunk 0's grid.
+    assert device.pipeline_streams[:4] == [0, 1, 2, 0]
+    assert pipe.launch is not None and pipe.launch.grid == [1] and pipe.setup == {
+        "streams": "3",
+        "chunks": "4",
+        "host": "pinned",
+    }
+    graph = got["graph-10"]
+    assert graph.launches == 10 and "graph" in device.repeat_modes
+    assert graph.summary is not None and graph.figures is not None
+    assert graph.figures.us_per_launch == graph.summary.median_ms * 1000.0 / 10
+    assert got["h2d-pageable"].figures is not None and got["h2d-pageable"].figures.us_per_launch is None
+
+
+@pytest.mark.parametrize(
+    ("wrong", "kernel", "message"),
+    [
+        ("h2d", "h2d-pageable", "dst: "),
+        ("d2h", "d2h-pinned", "dst: "),
+    ],
+)
+def test_a_wrong_copy_fails_its_row(tmp_path: Path, wrong: str, kernel: str, message: str) -> None:
+    root = make_repo(tmp_path)
+    device = fake()
+    device.wrong.add(wrong)
+    assert run(root, device, ["toy-copies"]) == 1
+    got = rows(root, "toy-copies")
+    assert not got[kernel].check.passed and got[kernel].samples is None
+    assert got[kernel].check.message.startswith(message)
+    others = [r for k, r in got.items() if k != kernel]
+    assert all(r.check.passed for r in others)
+
+
+def test_a_wrong_pipeline_kernel_fails_on_the_host_copy(tmp_path: Path) -> None:
+    root = make_repo(tmp_path)
+    assert run(root, fake(scale_add=scale_only), ["toy-copies"]) == 1
+    pipe = rows(root, "toy-copies")["overlap-3"]
+    assert not pipe.check.passed and pipe.samples is None and pipe.check.message.startswith("dst: ")
+
+
+def test_every_ceilings_experiment_runs_first_and_every_result_carries_all_their_rows(tmp_path: Path) -> None:
+    root = make_repo(tmp_path)
+    assert run(root, fake(), ["toy-kinds"]) == 0
+    kinds = entry(root, "toy-kinds")
+    assert kinds.state == "fresh", kinds.problems
+    assert kinds.result is not None
+    ceilings = [(r.experiment, r.kernel) for r in kinds.result.ceilings]
+    assert ceilings == [("copy-ceilings", "memcpy"), ("copy-ceilings", "copy"), ("fp32-ceiling", "fma")]
+    for exp in ("copy-ceilings", "fp32-ceiling"):
+        e = entry(root, exp)
+        assert e.state == "fresh", e.problems
+        assert e.result is not None and [(r.experiment, r.kernel) for r in e.result.ceilings] == ceilings
+    # The copy ceiling is the best copy: the FMA row (it declares FLOPs) never counts.
+    copies = [r.figures.gbps for r in kinds.result.ceilings if r.figures is not None and r.kernel != "fma"]
+    assert R.copy_ceiling_gbps(kinds.result.ceilings) == max(copies)
+    fma_row = kinds.result.ceilings[2]
+    assert fma_row.figures is not None and R.fp32_ceiling_gflops(kinds.result.ceilings) == fma_row.figures.gflops
+    assert not math.isnan(R.fp32_ceiling_gflops(kinds.result.ceilings))
