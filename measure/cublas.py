@@ -13,6 +13,7 @@ CUDA_R_32F = 0, CUBLAS_COMPUTE_32F_FAST_TF32 = 77, CUBLAS_GEMM_DEFAULT = -1, CUB
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import ctypes.util
 import glob
@@ -68,10 +69,8 @@ def load() -> tuple[Any, str]:
         folder = os.path.dirname(cand)
         if folder:  # a wheel's libcublas needs libcublasLt from the same folder
             for lt in sorted(glob.glob(os.path.join(folder, "libcublasLt.so*")), reverse=True)[:1]:
-                try:
+                with contextlib.suppress(OSError):  # then libcublas says what it lacks
                     ctypes.CDLL(lt, mode=ctypes.RTLD_GLOBAL)
-                except OSError:
-                    pass
         try:
             lib = ctypes.CDLL(cand)
         except OSError as exc:
@@ -124,8 +123,21 @@ class Cublas:
             self.check(
                 "cublasGemmEx",
                 lib.cublasGemmEx(
-                    h, *ops, ctypes.byref(alpha), pb, typ, i(n), pa, typ, i(k), ctypes.byref(beta), pc, typ, i(n),
-                    i(COMPUTE_32F_FAST_TF32), i(GEMM_DEFAULT),
+                    h,
+                    *ops,
+                    ctypes.byref(alpha),
+                    pb,
+                    typ,
+                    i(n),
+                    pa,
+                    typ,
+                    i(k),
+                    ctypes.byref(beta),
+                    pc,
+                    typ,
+                    i(n),
+                    i(COMPUTE_32F_FAST_TF32),
+                    i(GEMM_DEFAULT),
                 ),
             )
 

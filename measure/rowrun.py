@@ -107,7 +107,9 @@ class Rows:
         # The row's own opt-in, or the function's own limit back (rows do not depend on their order).
         opt_in_error = self.dev.set_max_dynamic_shared(kernel, opt_in, k.kind == "observe")
         row = replace(row, occupancy=self.occupancy(kernel, launch_cfg.block, dynamic))
-        args = [("P", int(bufs[a])) if a in bufs else ("i", evaluate(a, env)) for a in k.args] if k.kind != "pipeline" else []
+        args: list[tuple[str, int]] = []  # a pipeline's args are per chunk (measure.rowkinds)
+        if k.kind != "pipeline":
+            args = [("P", int(bufs[a])) if a in bufs else ("i", evaluate(a, env)) for a in k.args]
         grid, block = launch_cfg.grid, launch_cfg.block
         if k.kind == "observe":
             launch_args = (grid, block, args, dynamic)

@@ -12,9 +12,8 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from measure import references
+from measure import references, speckinds
 from measure.expr import ExprError, check_expr, evaluate
-from measure import speckinds
 from measure.specformat import Buffer, Kernel, Size
 
 _ID = re.compile(r"^[a-z0-9][a-z0-9-]*$")

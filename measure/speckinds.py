@@ -108,7 +108,9 @@ def _each_size(
             return
 
 
-def check_cublas(k: Kernel, where: str, buffers: Mapping[str, Buffer], names: set[str], sizes: list[Size], add: Add) -> None:
+def check_cublas(
+    k: Kernel, where: str, buffers: Mapping[str, Buffer], names: set[str], sizes: list[Size], add: Add
+) -> None:
     gemm = k.gemm
     assert gemm is not None
     exprs_ok = all(check_expr(getattr(gemm, d), names, gemm, d, None, f"{where} gemm.{d}", add) for d in "mnk")

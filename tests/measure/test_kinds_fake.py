@@ -16,7 +16,7 @@ from measure import runner
 from measure import testing as T
 from measure.fakedevice import FakeDevice
 from measure.nodes import load_nodes
-from measure.spec import load_specs
+from measure.spec import load_specs, parse_spec
 
 SPEC = """\
 id: toy-kinds
@@ -103,8 +103,10 @@ kernels:
     bytes_written: 4 * n
 """
 
-SOURCE = 'extern "C" {\n__global__ void scale_add(float* d, const float* s, int n) { }\n' \
-    '__global__ void copy_n(float* d, const float* s, int n) { }\n}\n'
+SOURCE = (
+    'extern "C" {\n__global__ void scale_add(float* d, const float* s, int n) { }\n'
+    "__global__ void copy_n(float* d, const float* s, int n) { }\n}\n"
+)
 QUICK = runner.Options(min_samples=3, min_gpu_time_s=0.0, row_time_limit_s=0.5, warmup_launches=1, max_batch=4)
 
 
@@ -162,7 +164,9 @@ def make_repo(root: Path) -> Path:
     T.write_small_ceilings(root, "256 KiB", 65536)
     (root / "code" / "fp32").mkdir()
     (root / "code" / "fp32" / "experiment.yaml").write_text(FMA_CEILING)
-    (root / "code" / "fp32" / "fma.cu").write_text('extern "C" {\n__global__ void fma_chain(float* d, const float* s, int n) { }\n}\n')
+    (root / "code" / "fp32" / "fma.cu").write_text(
+        'extern "C" {\n__global__ void fma_chain(float* d, const float* s, int n) { }\n}\n'
+    )
     return root
 
 
@@ -177,7 +181,9 @@ def run(root: Path, device: FakeDevice, ids: list[str]) -> int:
     assert problems == []
     nodes, _ = load_nodes(root)
     out = root / R.RESULTS_DIR
-    return runner.run(root, "test-node", nodes["test-node"], declared, ids, QUICK, runner.Provenance0(), out, device=device)
+    return runner.run(
+        root, "test-node", nodes["test-node"], declared, ids, QUICK, runner.Provenance0(), out, device=device
+    )
 
 
 def entry(root: Path, experiment: str) -> R.Entry:
@@ -230,11 +236,16 @@ def test_transfers_pipelines_and_launches_check_time_and_verify(tmp_path: Path) 
     assert pipe.figures.gbps == pytest.approx(8 * 1003 / (pipe.summary.median_ms * 1e6))
     # 1003 elements in 4 chunks of 251 (the last 250), chunk c on stream c % 3; the row records chunk 0's grid.
     assert device.pipeline_streams[:4] == [0, 1, 2, 0]
-    assert pipe.launch is not None and pipe.launch.grid == [1] and pipe.setup == {
-        "streams": "3",
-        "chunks": "4",
-        "host": "pinned",
-    }
+    assert (
+        pipe.launch is not None
+        and pipe.launch.grid == [1]
+        and pipe.setup
+        == {
+            "streams": "3",
+            "chunks": "4",
+            "host": "pinned",
+        }
+    )
     graph = got["graph-10"]
     assert graph.launches == 10 and "graph" in device.repeat_modes
     assert graph.summary is not None and graph.figures is not None
@@ -286,3 +297,149 @@ def test_every_ceilings_experiment_runs_first_and_every_result_carries_all_their
     fma_row = kinds.result.ceilings[2]
     assert fma_row.figures is not None and R.fp32_ceiling_gflops(kinds.result.ceilings) == fma_row.figures.gflops
     assert not math.isnan(R.fp32_ceiling_gflops(kinds.result.ceilings))
+
+
+# --- spec checks, verbatim ---------------------------------------------------------------------------
+
+GEMM = "gemm: {math: fp32, m: m, n: n, k: k}"
+SPEC_CASES = [
+    pytest.param(
+        SPEC.replace("math: fp32", "math: fp16"),
+        "code/toy/experiment.yaml:15: 'kernels[0].gemm.math' is 'fp16', not one of the allowed values; use one of "
+        "'fp32', 'tf32'",
+        id="unknown-math",
+    ),
+    pytest.param(
+        SPEC.replace(GEMM, "gemm: {math: fp32, m: m, n: n}"),
+        "code/toy/experiment.yaml:15: missing required key 'kernels[0].gemm.k'; add 'k:' (columns of A, rows of B "
+        "(an expression))",
+        id="missing-gemm-k",
+    ),
+    pytest.param(
+        SPEC.replace(f"    {GEMM}\n", ""),
+        "code/toy/experiment.yaml:14: kernel 'sgemm' is kind 'cublas' but has no 'gemm' section; add "
+        "'gemm: {math: fp32, m: m, n: n, k: k}'",
+        id="no-gemm",
+    ),
+    pytest.param(
+        SPEC.replace("    kind: cublas\n    gemm: {math: fp32", "    gemm: {math: fp32", 1),
+        "code/toy/experiment.yaml:14: kernel 'sgemm' declares 'gemm' but is kind 'kernel'; set 'kind: cublas', "
+        "or drop 'gemm'",
+        id="gemm-on-a-kernel-row",
+    ),
+    pytest.param(
+        SPEC.replace(GEMM, "gemm: {math: fp32, m: m, n: n, k: m}"),
+        "code/toy/experiment.yaml:15: kernel 'sgemm' at size 'small': buffer 'a' holds 40 elements, not 8 x 8; "
+        "fix the shapes or the expressions",
+        id="gemm-shape",
+    ),
+    pytest.param(
+        SPEC.replace("args: [c, a, b]", "args: [a, c, b]", 1),
+        "code/toy/experiment.yaml:16: kernel 'sgemm' argument 'a' is an input buffer; [c, a, b] (C = A @ B) "
+        "needs an output there; give buffer 'a' role 'output', or name another buffer",
+        id="gemm-args",
+    ),
+    pytest.param(
+        SPEC.replace("    kind: cublas\n", "    kind: cublas\n    function: scale_add\n", 1),
+        "code/toy/experiment.yaml:14: kernel 'sgemm' is kind 'cublas' but declares a function, block or grid; "
+        "drop 'function', 'block' and 'grid' for kind 'cublas'",
+        id="gemm-with-function",
+    ),
+    pytest.param(
+        COPY_SPEC.replace("direction: h2d", "direction: sideways"),
+        "code/toy/experiment.yaml:14: 'kernels[0].transfer.direction' is 'sideways', not one of the allowed "
+        "values; use one of 'h2d', 'd2h'",
+        id="bad-direction",
+    ),
+    pytest.param(
+        COPY_SPEC.replace("host: pageable", "host: paged"),
+        "code/toy/experiment.yaml:14: 'kernels[0].transfer.host' is 'paged', not one of the allowed values; use "
+        "one of 'pageable', 'pinned'",
+        id="bad-host",
+    ),
+    pytest.param(
+        COPY_SPEC.replace("    bytes_written: 4 * n\n", "    bytes_written: 0\n", 1),
+        "code/toy/experiment.yaml:18: kernel 'h2d-pageable' at size 'ragged': bytes_written is 0, bytes_read "
+        "4012; a transfer writes the bytes it reads; fix the shapes or the expressions",
+        id="transfer-bytes-differ",
+    ),
+    pytest.param(
+        COPY_SPEC.replace("streams: 3", "streams: 0"),
+        "code/toy/experiment.yaml:34: kernel 'overlap-3' pipeline.streams is 0; use 1 (the serial baseline) or more",
+        id="streams-below-1",
+    ),
+    pytest.param(
+        COPY_SPEC.replace("streams: 3", "streams: 5"),
+        "code/toy/experiment.yaml:34: kernel 'overlap-3' has 5 streams for 4 chunks, so some streams stay idle; "
+        "use at most as many streams as chunks",
+        id="more-streams-than-chunks",
+    ),
+    pytest.param(
+        COPY_SPEC.replace("chunks: 4", "chunks: 2000"),
+        "code/toy/experiment.yaml:33: kernel 'overlap-3' at size 'ragged': 1003 elements cannot be cut into 2000 "
+        "chunks; fix the shapes or the expressions",
+        id="more-chunks-than-elements",
+    ),
+    pytest.param(
+        COPY_SPEC.replace("count: 10", "count: 0"),
+        "code/toy/experiment.yaml:45: kernel 'graph-10' launch.count is 0; launch 1 or more times per sample",
+        id="count-below-1",
+    ),
+    pytest.param(
+        COPY_SPEC.replace("mode: graph", "mode: burst"),
+        "code/toy/experiment.yaml:45: 'kernels[3].launch.mode' is 'burst', not one of the allowed values; use one "
+        "of 'stream', 'graph', 'sync'",
+        id="unknown-mode",
+    ),
+    pytest.param(
+        COPY_SPEC.replace("    function: copy_n\n", ""),
+        "code/toy/experiment.yaml:38: kernel 'graph-10' has no 'function'; add 'function:' (the extern \"C\" "
+        "__global__ name)",
+        id="launch-without-function",
+    ),
+    pytest.param(
+        COPY_SPEC.replace("chunks: 4}\n", "chunks: 4}\n    counters: [dram__bytes_read.sum]\n"),
+        "code/toy/experiment.yaml:35: kernel 'overlap-3' is kind 'pipeline', whose launches the counter pass does "
+        "not profile; drop 'counters' (only kind 'kernel' rows get counters)",
+        id="pipeline-with-counters",
+    ),
+    pytest.param(
+        FMA_CEILING.replace("    flops: 1000 * n\n", ""),
+        "code/toy/experiment.yaml:12: ceiling experiment kernel 'fma' is neither a copy (reference 'copy', no "
+        "flops) nor a compute ceiling (flops declared, another reference); a copy ceiling checks against 'copy' "
+        "and declares no flops; a compute ceiling declares flops",
+        id="ceiling-neither-copy-nor-compute",
+    ),
+]
+
+
+@pytest.mark.parametrize(("text", "message"), SPEC_CASES)
+def test_malformed_kind_rows(text: str, message: str) -> None:
+    source = SOURCE.replace("copy_n", "fma_chain") if "fma_chain" in text else SOURCE
+    declared, found = parse_spec(text, "code/toy/experiment.yaml", source)
+    assert declared is None and [str(p) for p in found] == [message]
+
+
+@pytest.mark.parametrize("text", [SPEC, COPY_SPEC, FMA_CEILING])
+def test_the_kind_rows_are_read(text: str) -> None:
+    source = SOURCE.replace("copy_n", "fma_chain") if "fma_chain" in text else SOURCE
+    declared, found = parse_spec(text, "code/toy/experiment.yaml", source)
+    assert found == [] and declared is not None
+
+
+def test_a_version_2_file_keeps_its_digest_and_may_not_carry_version_3_fields(tmp_path: Path) -> None:
+    T.write_fixture_repo(tmp_path)
+    path = T.write(tmp_path, T.make_result(tmp_path, schema_version=2))
+    text = path.read_text()
+    assert '"launches"' not in text and '"us_per_launch"' not in text and '"libraries"' not in text
+    e = R.load_all(tmp_path).get("toy-copy", "test-node")
+    assert e.state == "fresh", e.problems
+    path.write_text(text.replace('"kind": "kernel",', '"kind": "kernel",\n      "launches": 5,', 1))
+    e = R.load_all(tmp_path).get("toy-copy", "test-node")
+    assert (e.state, [str(p) for p in e.problems]) == (
+        "invalid",
+        [
+            "measure/results/test-node/toy-copy.json:1: invalid: schema version 2 has no 'launches' (a version-3 "
+            "field); re-run `gloss measure run toy-copy --node test-node`"
+        ],
+    )
