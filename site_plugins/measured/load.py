@@ -132,7 +132,15 @@ def _row(entry: rs.Entry, v: rs.RowView, raw: rs.Row | None, p: rs.Provenance) -
         pct_shared_peak=_finite(v.pct_of_shared_peak),
         registers=v.registers,
         note=note,
+        us_per_launch=_finite(v.us_per_launch),
+        pct_fp32=_finite(entry.pct_of_fp32(v)),
+        fp32_ref=_fp32_ref(entry),
     )
+
+
+def _fp32_ref(entry: rs.Entry) -> str:
+    ref = entry.fp32_reference()
+    return f"{ref.label}, {fmt.quantity(ref.gflops, 'GFLOP/s')}" if ref is not None else ""
 
 
 def _failed_row(raw: rs.Row) -> Row:
