@@ -272,3 +272,14 @@ def test_a_version_2_file_keeps_its_digest_and_may_not_carry_version_3_fields(tm
             "field); re-run `gloss measure run toy-copy --node test-node`"
         ],
     )
+
+
+def test_scale_add_reference_rounds_once_as_the_kernels_fmaf() -> None:
+    import numpy as np
+
+    from measure import references
+
+    src = (np.random.default_rng(7).random(100_000, dtype=np.float32) * 2 - 1).astype(np.float32)
+    got = references.scale_add({"src": src}, {})["dst"]
+    exact = (src.astype(np.float64) * 2 + 1).astype(np.float32)  # one rounding of the exact value
+    assert got.dtype == np.float32 and np.array_equal(got, exact)

@@ -80,7 +80,8 @@ MALFORMED_SPECS = [
     pytest.param(
         GOOD.replace("reference: copy", "reference: transposed", 1),
         "code/toy/experiment.yaml:18: kernel 'copy' names reference 'transposed', which does not exist; use one of "
-        "conv2d, copy, fma_chains, matmul, reverse_blocks, strided_shared_sum, transpose (measure/references.py)",
+        "conv2d, copy, fma_chains, matmul, reverse_blocks, scale_add, strided_shared_sum, transpose "
+        "(measure/references.py)",
         id="unknown-reference",
     ),
     pytest.param(
