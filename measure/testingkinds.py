@@ -6,13 +6,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from measure import results as R
 from measure import runner
 from measure import testing as T
-from measure.fakedevice import FakeDevice
+from measure.fakedevice import Body, FakeDevice
 from measure.nodes import load_nodes
 from measure.spec import load_specs
 
@@ -168,9 +169,9 @@ def make_repo(root: Path) -> Path:
     return root
 
 
-def fake(**bodies: object) -> FakeDevice:
-    kernels = {"scale_add": scale_add, "copy_n": copy_n, "copy_kernel": copy_n, "fma_chain": fma}
-    kernels.update(bodies)  # type: ignore[arg-type]
+def fake(**bodies: Body) -> FakeDevice:
+    kernels: dict[str, Body] = {"scale_add": scale_add, "copy_n": copy_n, "copy_kernel": copy_n, "fma_chain": fma}
+    kernels.update(bodies)
     return FakeDevice(kernels)
 
 
@@ -179,6 +180,7 @@ def run(root: Path, device: FakeDevice, ids: list[str]) -> int:
     assert problems == []
     nodes, _ = load_nodes(root)
     out = root / R.RESULTS_DIR
+    fake_device: Any = device  # the fake implements what the runner asks of a Device (duck-typed)
     return runner.run(
-        root, "test-node", nodes["test-node"], declared, ids, QUICK, runner.Provenance0(), out, device=device
+        root, "test-node", nodes["test-node"], declared, ids, QUICK, runner.Provenance0(), out, device=fake_device
     )
