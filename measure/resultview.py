@@ -180,7 +180,11 @@ class Entry:
     def copy_reference(self, row: RowView) -> RowView | None:
         """The denominator of ``row``'s "% of copy": the fastest copy KERNEL of the same run that moves the
         same bytes (read + written): the ceilings' kernel rows, and this experiment's own copy rows at
-        the row's size (a copy row may be its own denominator). None when no copy kernel moved them."""
+        the row's size (a copy row may be its own denominator). None when no copy kernel moved them, and
+        for rows whose bytes do not go through device memory alone (transfers, pipelines, cuBLAS,
+        launches): their GB/s is not a DRAM figure."""
+        if row.kind not in ("kernel", "memcpy"):
+            return None
         candidates = [c for c in self.ceiling_rows() if c.copies and c.bytes_moved == row.bytes_moved]
         candidates += [r for r in self.rows() if r.copies and r.size == row.size and r.bytes_moved == row.bytes_moved]
         return max(candidates, key=lambda c: c.gbps, default=None)
