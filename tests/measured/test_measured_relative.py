@@ -118,3 +118,20 @@ def test_loaded_rows_carry_us_per_launch_and_pct_of_the_runs_fp32_ceiling(tmp_pa
     assert graph is not None and graph.launches == 10 and graph.us_per_launch == graph.median_ms * 1000.0 / 10
     per = fmt.prose("us_per_launch", graph.us_per_launch)
     assert f"toy-copies/ragged/test-node 10 launches, one graph us_per_launch: {per}" in out.shown_values
+
+
+def test_only_device_memory_rows_have_a_copy_reference_and_a_compute_ceiling_is_named(tmp_path: Path) -> None:
+    root = K.make_repo(tmp_path)
+    # A pipeline of 64 Ki elements moves 2 x 256 KiB (H2D + D2H): the bytes the copy ceiling rows move.
+    (root / "code" / "copies" / "experiment.yaml").write_text(
+        K.COPY_SPEC.replace("{label: ragged, dims: {n: 1003}}", "{label: 64K, dims: {n: 65536}}")
+    )
+    assert K.run(root, K.fake(), ["toy-copies"]) == 0
+    entry = R.load_all(root).get("toy-copies", "test-node")
+    pipe = entry.row("overlap-3", "64K")
+    assert pipe is not None and pipe.bytes_moved == 2 * 4 * 65536 and entry.copy_reference(pipe) is None
+    assert any(c.copies and c.bytes_moved == pipe.bytes_moved for c in entry.ceiling_rows())
+    table = next(t for r in load.load_view(root).results if r.experiment == "toy-copies" for t in r.tables)
+    fma = table.row("fma")
+    assert fma is not None and fma.note == "FP32 ceiling, measured at one in the same run"
+    assert table.memcpy_gbps is None  # no device-memory row in this table: no driver-memcpy line
