@@ -110,7 +110,12 @@ def test_a_wrong_pipeline_kernel_fails_on_the_host_copy(tmp_path: Path) -> None:
 
 def test_every_ceilings_experiment_runs_first_and_every_result_carries_all_their_rows(tmp_path: Path) -> None:
     root = make_repo(tmp_path)
-    assert run(root, fake(), ["toy-kinds"]) == 0
+    # Asked for in another order, a ceilings experiment among them: every ceilings experiment runs first.
+    assert run(root, fake(), ["toy-kinds", "fp32-ceiling", "toy-copies"]) == 0
+    started = {
+        e.experiment: e.result.provenance.started_utc for e in R.load_all(root).entries if e.result is not None
+    }
+    assert sorted(started, key=lambda x: started[x]) == ["copy-ceilings", "fp32-ceiling", "toy-kinds", "toy-copies"]
     kinds = entry(root, "toy-kinds")
     assert kinds.state == "fresh", kinds.problems
     assert kinds.result is not None
