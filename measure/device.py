@@ -30,6 +30,7 @@ from pycuda.compiler import compile as nvcc_compile
 
 from measure.check import POISON_BITS
 from measure.cudadrv import FUNC_MAX_DYNAMIC_SHARED_SIZE_BYTES, DeviceError, Driver, Observation
+from measure.devicekinds import DeviceKinds
 from measure.observed import Limits
 from measure.results import KernelBuild
 
@@ -148,8 +149,9 @@ class Kernel:
     default_max_dynamic_shared: int  # the function's own attribute value before any opt-in (-1 unknown)
 
 
-class Device:
-    """One CUDA context on device 0, one stream, an L2 flush buffer and a pool of events."""
+class Device(DeviceKinds):
+    """One CUDA context on device 0, one stream, an L2 flush buffer and a pool of events (the other row
+    kinds' copies, pipelines, graphs and cuBLAS in :class:`measure.devicekinds.DeviceKinds`)."""
 
     def __init__(self, ordinal: int = 0) -> None:
         try:
@@ -187,8 +189,10 @@ class Device:
         self._sink: Any = None
         self.flush_bytes = 0
         self._loaded: list[int] = []
+        self._kinds_init()
 
     def close(self) -> None:
+        self._kinds_close()
         self._flush_buf = None
         for handle in self._loaded:
             with contextlib.suppress(Exception):  # closing must not hide the results already written

@@ -140,7 +140,15 @@ def _row(entry: rs.Entry, v: rs.RowView, raw: rs.Row | None, p: rs.Provenance) -
         pct_shared_peak=_finite(v.pct_of_shared_peak),
         registers=v.registers,
         note=note,
+        us_per_launch=_finite(v.us_per_launch),
+        pct_fp32=_finite(entry.pct_of_fp32(v)),
+        fp32_ref=_fp32_ref(entry),
     )
+
+
+def _fp32_ref(entry: rs.Entry) -> str:
+    ref = entry.fp32_reference()
+    return f"{ref.label}, {fmt.quantity(ref.gflops, 'GFLOP/s')}" if ref is not None else ""
 
 
 def _failed_row(raw: rs.Row) -> Row:
@@ -170,11 +178,15 @@ def _tables(entry: rs.Entry) -> tuple[Table, ...]:
 
     # The ceilings are measured at several sizes; an embed may name the ones at the size that gave the
     # best copy (the ceiling every % of copy is relative to), so each ceiling label names one row.
-    best = max((v for v in entry.ceiling_rows()), key=lambda v: v.gbps, default=None)
+    # A compute ceiling (FLOPs declared, e.g. FP32 FMA chains) is named at its own size.
+    best = max((v for v in entry.ceiling_rows() if v.copies or v.kind == "memcpy"), key=lambda v: v.gbps, default=None)
     ceilings = tuple(
-        replace(convert(r), note=f"copy ceiling, measured at {r.size} in the same run")
+        replace(
+            convert(r),
+            note=f"{'FP32' if r.flops is not None else 'copy'} ceiling, measured at {r.size} in the same run",
+        )
         for r in result.ceilings
-        if best is None or r.size == best.size
+        if best is None or r.size == best.size or r.flops is not None
     )
     memcpy = max((v for v in entry.ceiling_rows() if v.kind == "memcpy"), key=lambda v: v.gbps, default=None)
     memcpy_label = f"driver memcpy ({memcpy.size})" if memcpy else "driver memcpy"
@@ -193,11 +205,16 @@ def _tables(entry: rs.Entry) -> tuple[Table, ...]:
                 ceiling_gbps=_finite(ref.gbps) if ref else None,
                 ceiling_label=f"copy kernel ({ref.label}, same bytes)" if ref else "copy ceiling",
                 ceilings=ceilings,
-                memcpy_gbps=_finite(memcpy.gbps) if memcpy else None,
+                # The driver memcpy line only beside device-memory rows (not transfers, launches, cuBLAS).
+                memcpy_gbps=_finite(memcpy.gbps) if memcpy and _in_device_memory(entry, size) else None,
                 memcpy_label=memcpy_label,
             )
         )
     return tuple(tables)
+
+
+def _in_device_memory(entry: rs.Entry, size: str) -> bool:
+    return any(v.kind in ("kernel", "memcpy") for v in entry.rows() if v.size == size) or not entry.rows()
 
 
 def _words(state: str, problems: Sequence[object]) -> tuple[str, str]:

@@ -105,4 +105,5 @@ def test_every_reference_is_registered_by_name() -> None:
         "conv2d",
         "reverse_blocks",
         "fma_chains",
+        "scale_add",
     } == references.NAMES
