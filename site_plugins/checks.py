@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from site_plugins import images, measured, pipeline, render, schema, textfile
+from site_plugins import images, mdnesting, measured, pipeline, render, schema, textfile
 from site_plugins.content import md_links, normalise, source_urls
 from site_plugins.links import evidence
 from site_plugins.messages import Problem
@@ -95,15 +95,20 @@ def _handwritten(root: Path, opts: Options, build: pipeline.Build, checked: Chec
         path = f"{opts.docs_dir}/{uri}"
         text, problems = textfile.read(file, path)
         m = _FRONT.match(text or "")
+        node = None
         if text is not None and m and m.group("yaml"):
-            _, problems = schema.parse_yaml(m.group("yaml"), path, 2)  # bounded, before MkDocs reads it
+            node, problems = schema.parse_yaml(m.group("yaml"), path, 2)  # bounded, before MkDocs reads it
+        body = (text[m.end():] if m else text) or ""
+        skipped = len(body) - len(body.lstrip("\n"))  # MkDocs drops leading blank lines too
+        first_line = (text[: m.end()].count("\n") if m and text else 0) + 1 + body[:skipped].count("\n")
+        if text is not None and not problems:  # nesting Python-Markdown would recurse past its stack on
+            deep = (mdnesting.yaml_strings_problem(node, path)
+                    or mdnesting.nesting_problem(body.lstrip("\n"), path, first_line))
+            problems = [deep] if deep else []
         if text is None or problems:
             checked.problems += problems
             checked.dropped.add(uri)
             continue
-        body = text[m.end():] if m else text
-        skipped = len(body) - len(body.lstrip("\n"))  # MkDocs drops leading blank lines too
-        first_line = (text[: m.end()].count("\n") if m else 0) + 1 + body[:skipped].count("\n")
         out.append((uri, path, body.lstrip("\n"), first_line))
     return out
 
