@@ -16,7 +16,6 @@ Pure over the files under ``root``; no MkDocs imports (the runner uses it on ver
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 from pathlib import Path
@@ -100,6 +99,6 @@ def included_files(root: Path, source_rel: str) -> tuple[dict[str, str], list[Pr
                                         "include fewer headers"))
                 return found, problems
             seen.add(target_rel)
-            found[target_rel] = hashlib.sha256(target.read_bytes()).hexdigest()
+            found[target_rel] = textfile.sha256_text(target.read_bytes())
             todo.append(target_rel)
     return found, problems
