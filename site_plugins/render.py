@@ -164,9 +164,23 @@ def render_byline(state: EntryState, last_checked: str | None, any_sources: bool
             f'<p class="gloss-byline-note">{PENDING_SENTENCE}</p>\n')
 
 
+#: The front matter of a generated page that search leaves out (its lines repeat what term pages say).
+#: MkDocs reads it into ``page.meta`` from the generated file; the page's Markdown is :func:`body_of`.
+UNSEARCHED = "---\nsearch:\n  exclude: true\n---\n\n"
+# The front matter block as MkDocs finds it (mkdocs.utils.meta.YAML_RE).
+_FRONT_MATTER = re.compile(r"^-{3}[ \t]*\n(.*?\n)(?:\.{3}|-{3})[ \t]*\n", re.DOTALL)
+
+
+def body_of(markdown: str) -> str:
+    """A generated page's Markdown without its front matter, which MkDocs has already read as meta data:
+    what MkDocs itself hands to Markdown, so the block never reaches the page as text."""
+    m = _FRONT_MATTER.match(markdown)
+    return markdown[m.end():].lstrip("\n") if m else markdown
+
+
 def render_glossary_index(index_uri: str, terms: Sequence[Entry], pending: int, *, preview: bool = False) -> str:
     # Out of the search index: each line repeats a term page's title and definition, which search finds.
-    out = ["---\nsearch:\n  exclude: true\n---\n\n# Glossary\n\n",
+    out = [UNSEARCHED, "# Glossary\n\n",
            "Every term with its one-line definition, A to Z.\n\n"]
     if pending:
         out.append(_pending_note(pending, "term", preview))
