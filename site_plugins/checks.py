@@ -98,15 +98,18 @@ def _handwritten(root: Path, opts: Options, build: pipeline.Build, checked: Chec
         node = None
         if text is not None and m and m.group("yaml"):
             node, problems = schema.parse_yaml(m.group("yaml"), path, 2)  # bounded, before MkDocs reads it
-        body = (text[m.end():] if m else text) or ""
-        skipped = len(body) - len(body.lstrip("\n"))  # MkDocs drops leading blank lines too
-        first_line = (text[: m.end()].count("\n") if m and text else 0) + 1 + body[:skipped].count("\n")
-        if text is not None and not problems:  # nesting Python-Markdown would recurse past its stack on
-            deep = (mdnesting.yaml_strings_problem(node, path)
-                    or mdnesting.nesting_problem(body.lstrip("\n"), path, first_line))
-            problems = [deep] if deep else []
         if text is None or problems:
             checked.problems += problems
+            checked.dropped.add(uri)
+            continue
+        body = text[m.end():] if m else text
+        skipped = len(body) - len(body.lstrip("\n"))  # MkDocs drops leading blank lines too
+        first_line = (text[: m.end()].count("\n") if m else 0) + 1 + body[:skipped].count("\n")
+        # Nesting Python-Markdown would recurse past its stack on: the page never reaches MkDocs.
+        deep = mdnesting.yaml_strings_problem(node, path) or mdnesting.nesting_problem(body.lstrip("\n"), path,
+                                                                                          first_line)
+        if deep:
+            checked.problems.append(deep)
             checked.dropped.add(uri)
             continue
         out.append((uri, path, body.lstrip("\n"), first_line))

@@ -141,8 +141,8 @@ class _Open:
             if ticks := m.group("ticks"):  # a code span, when a run of as many backticks closes it on this line
                 if runs is None:
                     runs = {}
-                    for run in _TICKS.finditer(line):
-                        runs.setdefault(len(run.group()), []).append(run.end())
+                    for found in _TICKS.finditer(line):
+                        runs.setdefault(len(found.group()), []).append(found.end())
                 ends = runs[len(ticks)]
                 k = bisect.bisect_right(ends, at)
                 if k < len(ends):
