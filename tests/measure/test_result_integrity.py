@@ -245,6 +245,14 @@ def test_an_include_that_cannot_be_measured_is_a_spec_problem(
     assert f"{SOURCE}:2: {problem}" in capsys.readouterr().out.splitlines()
 
 
+@pytest.mark.parametrize("directive", ['%:include "x.cuh"', '#import "x.cuh"', '  #  embed "x.cuh"'])
+def test_other_spellings_of_an_include_are_followed(toy: Path, directive: str) -> None:
+    (toy / "code" / "toy" / "x.cuh").write_text("#define X 1\n")
+    source = toy / SOURCE
+    source.write_text(directive + "\n" + source.read_text())
+    assert list(included_files(toy, SOURCE)[0]) == ["code/toy/x.cuh"]
+
+
 def test_a_header_in_an_include_cycle_is_followed_once(toy: Path) -> None:
     (toy / "code" / "toy" / "a.cuh").write_text('#include "b.cuh"\n')
     (toy / "code" / "toy" / "b.cuh").write_text('#include "a.cuh"\n#include "toy.cu"\n')
