@@ -38,13 +38,13 @@ REMEDY = "flatten it; no page needs that much nesting"
 
 _HR = re.compile(r"[ \t]*([-*_])(?:[ \t]*\1){2,}[ \t]*$")
 _SPACE = re.compile(r"[ \t]+")
-_MARKER = re.compile(r">|[-*+](?=[ \t]|$)|\d{1,9}[.)](?=[ \t]|$)")
+_MARKER = re.compile(r">|[-*+](?=[ \t]|$)|\d+[.)](?=[ \t]|$)")
 _FENCE_OPEN = re.compile(r"(`{3,}|~{3,})[ \t]*[\w+.#-]*[ \t]*$")
-# One token of inline text: an escape, a backtick run, an HTML tag (open or close), a bracket, or an
-# emphasis run.
+# One token of inline text: an escape, a backtick run, an HTML tag (open or close; its '>' may be on a
+# later line, as an HTML parser allows), a bracket, or an emphasis run.
 _INLINE = re.compile(
-    r"\\.|(?P<ticks>`+)|<(?P<close>/)?(?P<tag>[A-Za-z][A-Za-z0-9-]*)(?P<attrs>(?:[ \t][^<>]*)?)>|(?P<bracket>[\[\]])"
-    r"|(?P<emph>\*+|_+)"
+    r"\\.|(?P<ticks>`+)|<(?P<close>/)?(?P<tag>[A-Za-z][A-Za-z0-9-]*)(?=[\s/>]|$)(?P<attrs>[^<>]*)(?P<end>>?)"
+    r"|(?P<bracket>[\[\]])|(?P<emph>\*+|_+)"
 )
 _TICKS = re.compile(r"`+")
 _VOID = frozenset(
@@ -152,7 +152,7 @@ class _Open:
                 if m.group("close"):
                     if name in self.tags:
                         del self.tags[len(self.tags) - 1 - self.tags[::-1].index(name):]
-                elif name not in _VOID and not m.group("attrs").rstrip().endswith("/"):
+                elif name not in _VOID and not (m.group("end") and m.group("attrs").rstrip().endswith("/")):
                     self.tags.append(name)
             elif bracket := m.group("bracket"):
                 if bracket == "[":

@@ -56,6 +56,8 @@ CONSTRUCTS: dict[str, Make] = {
     "markdown divs": lambda d: '<div markdown="1">' * d + "x" + "</div>" * d + "\n",
     "divs inside a markdown div": lambda d: "<div markdown>\n" + "<div>" * d + "x" + "</div>" * (d + 1) + "\n",
     "markdown divs on lines": lambda d: "<div markdown>\n\n" * d + "x\n\n" + "</div>\n\n" * d,
+    "markdown divs, tags over two lines": lambda d: '<div\nmarkdown="1">\n' * d + "x\n" + "</div>\n" * d,
+    "ordered list, long numbers": lambda d: "1234567890. " * d + "x\n",
     "heading emphasis": lambda d: "# " + "*a " * d + "x" + " b*" * d + "\n",
     "after an indented fence": lambda d: "    ```\n" + "- " * d + "x\n    ```\n",  # not code: parsed
     "after a fence never closed": lambda d: "```\n" + "*a " * d + "x" + " b*" * d + "\n",
