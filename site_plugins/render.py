@@ -84,7 +84,8 @@ def render_term(entry: Entry, parts: PageParts, *, content: Content, visible: Ca
             link = rel(entry.src_uri, code_page_uri(ex.file))
             out.append(f"\nFrom [{ex.file}]({link}), region `{ex.region}` (lines {ex.first_line}–{last})"
                        + (f": {ref.caption}" if ref.caption else "") + "\n\n")
-            out.append(f'```{ex.language} linenums="{ex.first_line}"\n{ex.text}\n```\n')
+            fence = code_fence(ex.text)
+            out.append(f'{fence}{ex.language} linenums="{ex.first_line}"\n{ex.text}\n{fence}\n')
     related = [content.terms[s] for s in m.related if s in content.terms and visible(content.terms[s])]
     if related:
         out.append("\n## Related terms { data-search-exclude }\n\n")  # their own pages are indexed
@@ -162,6 +163,14 @@ def render_byline(state: EntryState, last_checked: str | None, any_sources: bool
     text = f"Written by: {author}. Reviewed by: {reviewer}.{checked}"
     return (f'\n---\n\n<p class="gloss-byline">{escape(text)}</p>\n'
             f'<p class="gloss-byline-note">{PENDING_SENTENCE}</p>\n')
+
+
+def code_fence(code: str) -> str:
+    """A backtick fence longer than any backtick run in ``code``: a line of backticks in a source file (a
+    comment quoting Markdown) then cannot close the block early and have the rest read as Markdown. A
+    fence closes only on a line of exactly its own length, so three are enough for most files."""
+    longest = max((len(run) for run in re.findall(r"`+", code)), default=0)
+    return "`" * max(3, longest + 1)
 
 
 #: The front matter of a generated page that search leaves out (its lines repeat what term pages say).
@@ -252,7 +261,8 @@ def render_code_page(file: str, source: str, regions: Mapping[str, tuple[int, in
         out.append("Named regions quoted by the glossary: "
                    + ", ".join(f"`{n}` (lines {a}–{b})" for n, (a, b) in sorted(regions.items(), key=lambda i: i[1]))
                    + ".\n\n")
-    out.append(f'```{language} linenums="1"\n{source.rstrip()}\n```\n')
+    fence = code_fence(source)
+    out.append(f'{fence}{language} linenums="1"\n{source.rstrip()}\n{fence}\n')
     return "".join(out)
 
 
