@@ -16,7 +16,8 @@ orphaned   the file is for an experiment that no spec under ``code/`` declares a
 unregistered the file comes from a node that ``measure/nodes.yaml`` does not list
 tampered   a summary or a figure does not recompute exactly from the raw samples beside it, or
            (version 2) anything in the file differs from its ``digest``: counters included; or one
-           list holds two rows for the same kernel (id or label) at the same size
+           list holds two rows for the same kernel (id or label) at the same size, or two builds
+           of one function
 failed     a kernel did not match its reference (that row was never timed) or the run broke
 stale      the ``.cu`` source or the spec changed since the run (sha256 differs)
 incomplete counters were asked for (a version-2 run without ``--no-counters``) and a kernel row lacks

@@ -7,11 +7,11 @@ these classes and words its remedies from them. The prose reference with an exam
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from site_plugins import textfile
 from site_plugins.schema import meta
 
 #: Row kinds: a timed kernel, a timed driver memcpy, a kernel launched once whose outcome is recorded, a
@@ -159,4 +159,5 @@ class Declared:
 
 
 def sha256_file(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+    # Line endings as text is read (an LF file's sha256 is that of its bytes): a CRLF checkout is not stale.
+    return textfile.sha256_text(path.read_bytes())

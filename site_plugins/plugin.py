@@ -185,8 +185,8 @@ class GlossPlugin(BasePlugin[GlossConfig]):
         ours = build.pages.pop(uri, None)
         if uri in build.term_tips:  # a search for a term's name finds its own entry before pages using it
             page.meta.setdefault("search", {}).setdefault("boost", TERM_SEARCH_BOOST)
-        if ours is not None:
-            markdown = ours
+        if ours is not None:  # a generated page's front matter is already page.meta (search: exclude)
+            markdown = render.body_of(ours)
         elif self.checked is not None:  # hand-written pages: checked in on_files
             markdown = self.checked.handwritten.get(uri, markdown)
         markdown, self.stashes[uri] = stash.stash(render.add_term_tips(markdown, uri, build.term_tips))

@@ -85,7 +85,8 @@ def render_term(entry: Entry, parts: PageParts, *, content: Content, visible: Ca
             link = rel(entry.src_uri, code_page_uri(ex.file))
             out.append(f"\nFrom [{ex.file}]({link}), region `{ex.region}` (lines {ex.first_line}–{last})"
                        + (f": {ref.caption}" if ref.caption else "") + "\n\n")
-            out.append(f'```{ex.language} linenums="{ex.first_line}"\n{ex.text}\n```\n')
+            fence = code_fence(ex.text)
+            out.append(f'{fence}{ex.language} linenums="{ex.first_line}"\n{ex.text}\n{fence}\n')
     related = [content.terms[s] for s in m.related if s in content.terms and visible(content.terms[s])]
     if related:
         out.append("\n## Related terms { data-search-exclude }\n\n")  # their own pages are indexed
@@ -165,9 +166,31 @@ def render_byline(state: EntryState, last_checked: str | None, any_sources: bool
             f'<p class="gloss-byline-note">{PENDING_SENTENCE}</p>\n')
 
 
+def code_fence(code: str) -> str:
+    """A backtick fence longer than any backtick run in ``code``: a line of backticks in a source file (a
+    comment quoting Markdown) then cannot close the block early and have the rest read as Markdown. A
+    fence closes only on a line of exactly its own length, so three are enough for most files."""
+    longest = max((len(run) for run in re.findall(r"`+", code)), default=0)
+    return "`" * max(3, longest + 1)
+
+
+#: The front matter of a generated page that search leaves out (its lines repeat what term pages say).
+#: MkDocs reads it into ``page.meta`` from the generated file; the page's Markdown is :func:`body_of`.
+UNSEARCHED = "---\nsearch:\n  exclude: true\n---\n\n"
+# The front matter block as MkDocs finds it (mkdocs.utils.meta.YAML_RE).
+_FRONT_MATTER = re.compile(r"^-{3}[ \t]*\n(.*?\n)(?:\.{3}|-{3})[ \t]*\n", re.DOTALL)
+
+
+def body_of(markdown: str) -> str:
+    """A generated page's Markdown without its front matter, which MkDocs has already read as meta data:
+    what MkDocs itself hands to Markdown, so the block never reaches the page as text."""
+    m = _FRONT_MATTER.match(markdown)
+    return markdown[m.end():].lstrip("\n") if m else markdown
+
+
 def render_glossary_index(index_uri: str, terms: Sequence[Entry], pending: int, *, preview: bool = False) -> str:
     # Out of the search index: each line repeats a term page's title and definition, which search finds.
-    out = ["---\nsearch:\n  exclude: true\n---\n\n# Glossary\n\n",
+    out = [UNSEARCHED, "# Glossary\n\n",
            "Every term with its one-line definition, A to Z.\n\n"]
     if pending:
         out.append(_pending_note(pending, "term", preview))
@@ -239,7 +262,8 @@ def render_code_page(file: str, source: str, regions: Mapping[str, tuple[int, in
         out.append("Named regions quoted by the glossary: "
                    + ", ".join(f"`{n}` (lines {a}–{b})" for n, (a, b) in sorted(regions.items(), key=lambda i: i[1]))
                    + ".\n\n")
-    out.append(f'```{language} linenums="1"\n{source.rstrip()}\n```\n')
+    fence = code_fence(source)
+    out.append(f'{fence}{language} linenums="1"\n{source.rstrip()}\n{fence}\n')
     return "".join(out)
 
 

@@ -69,7 +69,10 @@ class GitTree:
     commit: str
 
     def read(self, path: str) -> str | None:
-        return git(self.root, "show", f"{self.commit}:./{path}")
+        from site_plugins import textfile
+
+        text = git(self.root, "show", f"{self.commit}:./{path}")
+        return textfile.lf_text(text) if text is not None else None  # as the working copy reads
 
     def listdir(self, folder: str) -> list[str]:
         out = git(self.root, "ls-tree", "--name-only", self.commit, f"./{folder.rstrip('/')}/")
