@@ -140,7 +140,9 @@ def _make_signatures(root: Path, reg: signoff.Registry, todo: list[Signable], ro
 
     on = signoff.now_utc()
     commits = signoff.head_commits(root, todo)
-    drafts = [signoff.draft_signature(s, role, person, on=on, commit=commits[s.path]) for s in todo]
+    drafts = [signoff.draft_signature(s, role, person, on=on, commit=commits[s.path],
+                                      reviews=reg.entries[s.path].author if role == "reviewer" else None)
+              for s in todo]
     try:
         armored = keys.sign_many(keyfile, [msg for _, msg in drafts])
     except keys.SigningError as exc:
@@ -149,7 +151,8 @@ def _make_signatures(root: Path, reg: signoff.Registry, todo: list[Signable], ro
     out: dict[str, tuple[signoff.EntrySignoff, signoff.Signature]] = {}
     for s, (draft, _), sig_text in zip(todo, drafts, armored, strict=True):
         sig = dataclasses.replace(draft, signature=sig_text)
-        _, wrong = registry.check_signature(index, s.path, role, sig)
+        author = reg.entries[s.path].author if role == "reviewer" else None
+        _, wrong = registry.check_signature(index, s.path, role, sig, author)
         if wrong is not None:  # e.g. a .pub beside a private key that is not its pair
             raise _Refusal(f"{wrong}; check that --key (or user.signingkey) names your registered key")
         out[s.path] = (signoff.record(reg, s.path, role, sig), sig)
