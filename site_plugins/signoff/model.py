@@ -89,16 +89,22 @@ def _prototypes() -> dict[str, str]:
     return {root: root for root in parent.values()} | {ch: find(ch) for ch in parent}
 
 
-def skeleton(name: str) -> str:
-    """A form shared by names that look alike: each character replaced by its confusables class's
-    representative, before and after case folding (so "Ian"/"lan" and "ADA"/"аda" both meet)."""
+def skeletons(name: str) -> frozenset[str]:
+    """Forms shared by names that look alike: each character replaced by its confusables class's
+    representative, as written (so "Ian" meets "lan") and case folded (so "аda author", Cyrillic а,
+    meets "ADA AUTHOR"). Two names look alike when their skeletons meet. Case folding is not merged into
+    the classes: that would chain unrelated letters ("f" with "s" through "S" and "5")."""
     table = _prototypes()
-
-    def swap(text: str) -> str:
-        return "".join(table.get(ch, ch) for ch in text)
-
     text = " ".join(_visible(name).split())
-    return " ".join(swap(unicodedata.normalize("NFKC", swap(text).casefold())).split())
+    return frozenset(" ".join(unicodedata.normalize("NFKC", "".join(table.get(ch, ch) for ch in form)).split())
+                     for form in (text, unicodedata.normalize("NFKC", text.casefold())))
+
+
+def skeleton(name: str) -> str:
+    """The case-folded one of :func:`skeletons`."""
+    table = _prototypes()
+    text = unicodedata.normalize("NFKC", " ".join(_visible(name).split()).casefold())
+    return " ".join(unicodedata.normalize("NFKC", "".join(table.get(ch, ch) for ch in text)).split())
 
 
 @dataclass(frozen=True)

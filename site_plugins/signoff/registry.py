@@ -26,7 +26,7 @@ from site_plugins.signoff.model import (
     ident,
     invisible,
     shown,
-    skeleton,
+    skeletons,
 )
 
 FINGERPRINT = re.compile(r"^sha256:[0-9a-f]{64}$")
@@ -179,12 +179,14 @@ def _people(reg: Registry) -> list[Problem]:
                                         "keep one entry per person, with a unique name and handle"))
                 continue
             seen[ident(value)] = value
-            look = skeleton(value)
-            if look in looks:
-                problems.append(Problem(FILE, ln, f"'{value}' looks like '{looks[look]}' (confusable characters: "
-                                        f"{_codepoints(value, looks[look])})",
+            forms = skeletons(value)
+            twin = next((looks[f] for f in sorted(forms) if f in looks), None)
+            if twin is not None:
+                problems.append(Problem(FILE, ln, f"'{value}' looks like '{twin}' (confusable characters: "
+                                        f"{_codepoints(value, twin)})",
                                         "register each person under a name that cannot be mistaken for another's"))
-            looks.setdefault(look, value)
+            for f in forms:
+                looks.setdefault(f, value)
         for j, line in enumerate(p.keys):
             kln = schema.line_of(p, "keys", j) or ln
             key = keys.parse_key(line)
@@ -202,8 +204,8 @@ def _people(reg: Registry) -> list[Problem]:
 
 def _invisible_problem(line: int, what: str, hidden: list[tuple[int, str]]) -> Problem:
     chars = ", ".join(f"{name} at character {pos}" for pos, name in hidden[:3]) + (", ..." if len(hidden) > 3 else "")
-    return Problem(FILE, line, f"{what} holds {'an invisible character' if len(hidden) == 1 else 'invisible characters'}"
-                   f" ({chars}), so it does not read as what it is",
+    count = "an invisible character" if len(hidden) == 1 else "invisible characters"
+    return Problem(FILE, line, f"{what} holds {count} ({chars}), so it does not read as what it is",
                    "retype the name with visible letters and plain spaces only")
 
 

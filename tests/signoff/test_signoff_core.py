@@ -442,8 +442,9 @@ def test_a_malformed_key_line_is_located() -> None:
 
 def test_a_signature_with_another_persons_key_does_not_make_a_pair() -> None:
     # Ada signs as author, then writes a review in Rex's name with her own key: the review counts for nothing.
+    forged = sig('Rex Reviewer', role='reviewer', key_of='Ada Author', reviews=armored_sig('Ada Author'))
     reg, problems = signoff.parse(PEOPLE + f"entries:\n  {PATH}:\n    author: {sig('Ada Author')}\n"
-                                  f"    reviewer: {sig('Rex Reviewer', role='reviewer', key_of='Ada Author', reviews=armored_sig('Ada Author'))}\n")
+                                  f"    reviewer: {forged}\n")
     assert [p.problem for p in problems] == [
         f"the reviewer signature of {PATH} names Rex Reviewer but was made with Ada Author's key {key_sha('ada')}"]
     assert signoff.assess(reg, S).state == "awaiting-review"
