@@ -91,6 +91,10 @@ def _sign(args: argparse.Namespace) -> int:
         todo: list[Signable] = []
         refused: list[str] = []
         for path in paths:
+            if path in project.unreadable:
+                refused.append(f"{path} cannot be read and cannot be signed; fix it first:\n"
+                               f"  {project.unreadable[path]}")
+                continue
             s = project.signables.get(path) or Signable(path, project.unparsed[path])
             try:
                 signoff.check(reg, s, args.role, person)

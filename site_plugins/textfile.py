@@ -10,6 +10,7 @@ No MkDocs imports: the measurement runner uses this module on verification nodes
 from __future__ import annotations
 
 import re
+import stat
 from pathlib import Path
 
 from site_plugins.messages import Problem
@@ -57,7 +58,11 @@ def control_problem(text: str, rel: str, first_line: int = 1) -> Problem | None:
 def read(path: Path, rel: str, max_bytes: int = MAX_BYTES) -> tuple[str | None, list[Problem]]:
     """The text of ``path`` (reported as ``rel``), or None and the problem that stopped it."""
     try:
-        size = path.stat().st_size
+        info = path.stat()
+        if not stat.S_ISREG(info.st_mode):  # a FIFO would block the reader forever; a folder cannot be read
+            what = "a folder" if stat.S_ISDIR(info.st_mode) else "not a regular file"
+            return None, [Problem(rel, 1, f"cannot be read ({what})", "make it a regular text file, or remove it")]
+        size = info.st_size
         if size > max_bytes:
             return None, [size_problem(rel, size, max_bytes)]
         with path.open("rb") as fh:

@@ -8,6 +8,7 @@ registry that is returned (fail closed: it counts for nothing) and reported.
 from __future__ import annotations
 
 import dataclasses
+import os
 import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -40,8 +41,9 @@ MAX_BYTES = 32 * 1024 * 1024
 def load(root: Path) -> tuple[Registry, list[Problem]]:
     """Read and check ``root/signoff.yaml``. A missing file is an empty registry (every entry a draft)."""
     path = root / FILE
-    if not path.is_file():
+    if not os.path.lexists(path):
         return Registry(), []
+    # Anything else named signoff.yaml (a folder, a dangling link, a FIFO) is a problem, not an empty file.
     text, problems = textfile.read(path, FILE, max_bytes=MAX_BYTES)
     if text is None:
         return Registry(), problems
