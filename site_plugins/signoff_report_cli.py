@@ -41,7 +41,7 @@ def _status(args: argparse.Namespace) -> int:
     reg, reg_problems = signoff.load(project.root)
     statuses, problems = signoff.evaluate(project.root, all_signables(project), project.signable_at,
                                           loaded=(reg, reg_problems))
-    rows = []
+    rows: list[dict[str, Any]] = []
     for st in statuses:
         a = st.assessment
         served = a.served

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import re
 import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -86,12 +87,12 @@ def _pairs(e: EntrySignoff) -> list[tuple[str, Pair]]:
 
 
 class _History:
-    """The reviews each version of signoff.yaml held, read from git in three git calls."""
+    """The reviews each version of signoff.yaml held, read from git: one ``rev-list``, one
+    ``cat-file --batch-check`` and one ``cat-file --batch`` that streams each distinct version once."""
 
     def __init__(self, root: Path) -> None:
         self.root = root
         self.first: dict[str, dict[str, Seen]] = {}  # path -> review digest -> first appearance
-        self.texts: dict[str, str] = {}  # blob -> text
         self.parsed: dict[str, Registry] = {}
         commits = _git(root, "rev-list", "--topo-order", f"--max-count={MAX_VERSIONS}", "HEAD", "--", FILE)
         if not commits:
@@ -102,12 +103,13 @@ class _History:
         blobs = [row[0] if len(row) == 3 and row[1] == "blob" else None for row in rows]
         if len(blobs) != len(order):
             return
-        self.texts = _blobs(root, sorted({b for b in blobs if b}))
+        where: dict[str, Seen] = {}  # each distinct version, where it first appears
         for i, (commit, blob) in enumerate(zip(order, blobs, strict=True)):
-            if blob is None or blob not in self.texts:
-                continue
-            for path, digest in _reviews(self.texts[blob]):
-                self.first.setdefault(path, {}).setdefault(digest, Seen(i, commit, blob))
+            if blob is not None and blob not in where:
+                where[blob] = Seen(i, commit, blob)
+        for blob, text in _blobs(root, list(where)):
+            for path, digest in _reviews(text):
+                self.first.setdefault(path, {}).setdefault(digest, where[blob])
 
     def newer_review(self, path: str, digest: str) -> tuple[Signature, Seen] | None:
         """The latest review of ``path`` first committed after the review ``digest`` that verifies in the
@@ -116,19 +118,20 @@ class _History:
         mine = seen.get(digest)
         if mine is None:
             return None
-        for other, where in sorted(seen.items(), key=lambda kv: -kv[1].order):
-            if where.order <= mine.order:
+        for other, at in sorted(seen.items(), key=lambda kv: -kv[1].order):
+            if at.order <= mine.order:
                 break
-            sig = self._valid_review(where.blob, path, other)
+            sig = self._valid_review(at.blob, path, other)
             if sig is not None:
-                return sig, where
+                return sig, at
         return None
 
     def _valid_review(self, blob: str, path: str, digest: str) -> Signature | None:
         from site_plugins.signoff.registry import parse
 
         if blob not in self.parsed:
-            self.parsed[blob] = parse(self.texts[blob])[0]  # signatures that do not verify are dropped
+            text = next((t for _, t in _blobs(self.root, [blob])), "")
+            self.parsed[blob] = parse(text)[0]  # signatures that do not verify are dropped
         e = self.parsed[blob].entries.get(path)
         for sig in (e.reviewer, e.previous.reviewer if e.previous else None) if e else ():
             if sig is not None and keys.digest(sig.signature) == digest:
@@ -136,7 +139,34 @@ class _History:
         return None
 
 
-def _reviews(text: str) -> Iterator[tuple[str, str]]:
+# The layout gloss sign writes: an entry's path as a key indented two spaces, a role key, and the
+# armored signature as a literal block under 'signature: |'. One regex pass over a version finds them.
+_LAYOUT = re.compile(r"^  (?P<path>[^\s#'\"-][^\n]*?):[ \t]*$"
+                     r"|^[ \t]*(?P<role>author|reviewer|previous):"
+                     r"|^[ \t]*signature:[ \t]*\|[-+]?[ \t]*\n(?P<sig>[ \t]*-----BEGIN SSH SIGNATURE-----"
+                     r".*?-----END SSH SIGNATURE-----)"
+                     r"|(?P<other>-----BEGIN SSH SIGNATURE-----)", re.M | re.S)
+
+
+def _reviews(text: str) -> list[tuple[str, str]]:
+    """(entry path, review digest) for each review in one version of the file. Read with one regex
+    pass when the version has the layout gloss sign writes; else from its YAML nodes."""
+    out: list[tuple[str, str]] = []
+    path = role = None
+    for m in _LAYOUT.finditer(text):
+        if m["path"] is not None:
+            path, role = m["path"], None
+        elif m["role"] is not None:
+            role = m["role"]
+        elif m["sig"] is not None and path is not None and role is not None:
+            if role == "reviewer":
+                out.append((path, keys.digest(m["sig"])))
+        else:  # a signature written another way (flow style, quoted): read the nodes
+            return list(_reviews_from_nodes(text))
+    return out
+
+
+def _reviews_from_nodes(text: str) -> Iterator[tuple[str, str]]:
     """(entry path, review digest) for each review in one version of the file; nothing if it does not parse.
     Read from the YAML nodes, within the same bounds as the file itself, without building the schema."""
     import yaml
@@ -173,34 +203,35 @@ def _git(root: Path, *args: str, stdin: str | None = None) -> str | None:
     return done.stdout.decode("utf-8", "replace") if done.returncode == 0 else None
 
 
-def _blobs(root: Path, ids: list[str]) -> dict[str, str]:
-    """The text of each blob, by id, in one ``git cat-file --batch`` call (blobs that are not UTF-8 left out)."""
+def _blobs(root: Path, ids: list[str]) -> Iterator[tuple[str, str]]:
+    """(id, text) of each blob, streamed from one ``git cat-file --batch`` (one blob in memory at a time;
+    blobs that are not UTF-8 left out)."""
     if not ids:
-        return {}
+        return
     try:
-        done = subprocess.run(["git", "-C", str(root), "cat-file", "--batch"],
-                              input="".join(f"{i}\n" for i in ids).encode(), capture_output=True, check=False,
-                              timeout=300)
-    except (OSError, subprocess.TimeoutExpired):
-        return {}
-    out: dict[str, str] = {}
-    data, at = done.stdout, 0
-    for blob in ids:
-        end = data.find(b"\n", at)
-        if end < 0:
-            break
-        header = data[at:end].split()
-        if len(header) != 3 or header[1] != b"blob":
-            at = end + 1
-            continue
-        size = int(header[2])
-        raw = data[end + 1:end + 1 + size]
-        at = end + 1 + size + 1
-        try:
-            out[blob] = raw.decode("utf-8")
-        except UnicodeDecodeError:
-            continue
-    return out
+        proc = subprocess.Popen(["git", "-C", str(root), "cat-file", "--batch"], stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    except OSError:
+        return
+    assert proc.stdin is not None and proc.stdout is not None
+    try:
+        for blob in ids:  # one at a time: git flushes each object, and neither pipe can fill up
+            proc.stdin.write(f"{blob}\n".encode())
+            proc.stdin.flush()
+            header = proc.stdout.readline().split()
+            if len(header) != 3 or header[1] != b"blob":
+                continue
+            raw = proc.stdout.read(int(header[2]) + 1)[:-1]
+            try:
+                yield blob, raw.decode("utf-8")
+            except UnicodeDecodeError:
+                continue
+    except (OSError, ValueError):
+        return
+    finally:
+        proc.stdin.close()
+        proc.stdout.close()
+        proc.wait()
 
 
 def day(on: dt.datetime) -> str:

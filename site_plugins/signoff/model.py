@@ -45,7 +45,7 @@ def invisible(name: str) -> list[tuple[int, str]]:
 
 def shown(name: str) -> str:
     """``name`` with every invisible character spelt out as <U+XXXX>, so that a message shows it."""
-    return _INVISIBLE.sub(lambda m: f"<U+{ord(m.group()):04X}>", name)
+    return "".join(f"<U+{ord(ch):04X}>" if _INVISIBLE.fullmatch(ch) else ch for ch in name)
 
 
 def _visible(name: str) -> str:

@@ -182,10 +182,10 @@ def _people(reg: Registry) -> list[Problem]:
                 continue
             seen[ident(value)] = value
             forms = skeletons(value)
-            twin = next((looks[f] for f in sorted(forms) if f in looks), None)
-            if twin is not None:
-                problems.append(Problem(FILE, ln, f"'{value}' looks like '{twin}' (confusable characters: "
-                                        f"{_codepoints(value, twin)})",
+            alike = next((looks[f] for f in sorted(forms) if f in looks), None)
+            if alike is not None:
+                problems.append(Problem(FILE, ln, f"'{value}' looks like '{alike}' (confusable characters: "
+                                        f"{_codepoints(value, alike)})",
                                         "register each person under a name that cannot be mistaken for another's"))
             for f in forms:
                 looks.setdefault(f, value)

@@ -239,3 +239,36 @@ def test_a_signature_in_the_old_v1_format_no_longer_counts(signed: Path, capsys:
         f"signoff.yaml:{line}: the author signature of {WARP} is in the old v1 format, which does not bind the "
         "signer's name, the commit or the pair, so it no longer counts; it counts for nothing; the signer signs "
         f"again with their own registered key: gloss sign {WARP} --as author"]
+
+
+def test_a_later_review_that_does_not_verify_supersedes_nothing(history: tuple[Path, str, str],
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    root, _, _ = history
+    good = (root / "signoff.yaml").read_text(encoding="utf-8")
+    # Someone commits a forged later review (Rex's name, Ada's key); it must not unpublish warp for good.
+    rec = record(root)
+    assert rec.author is not None and rec.reviewer is not None
+    forged = dataclasses.replace(rec.reviewer, on=later(rec.reviewer).on)
+    forged = dataclasses.replace(forged, signature=armored(
+        "Ada Author", registry.signed_message(WARP, "reviewer", forged, rec.author)))
+    edit(root, WARP, dataclasses.replace(rec, reviewer=forged))
+    commit_all(root, "a forged review")
+    (root / "signoff.yaml").write_text(good, encoding="utf-8")
+    code, rows, problems = status(root, capsys)
+    assert (code, rows[WARP]["state"], rows[WARP]["published"], problems) == (0, "signed", True, [])
+
+
+def test_the_one_pass_reading_of_history_agrees_with_the_yaml_reading(history: tuple[Path, str, str]) -> None:
+    from site_plugins.signoff import history as hist
+
+    root, first, _ = history
+    for text in ((root / "signoff.yaml").read_text(encoding="utf-8"), git(root, "show", f"{first}:signoff.yaml")):
+        fast = hist._reviews(text)
+        assert len(fast) == 1 and fast == list(hist._reviews_from_nodes(text))
+    # A signature written another way (here: one quoted line) is read from the YAML nodes instead.
+    reg, _ = signoff.load(root)
+    assert reg.entries[WARP].reviewer is not None
+    quoted = json.dumps(reg.entries[WARP].reviewer.signature)
+    text = (f"people: []\nentries:\n  {WARP}:\n    reviewer: {{name: Rex Reviewer, on: 2026-12-01T10:00:00Z, "
+            f"fingerprint: 'sha256:{'0' * 64}', signature: {quoted}}}\n")
+    assert hist._reviews(text) == [(WARP, keys.digest(reg.entries[WARP].reviewer.signature))]
