@@ -112,7 +112,11 @@ def _sign(args: argparse.Namespace) -> int:
             raise _Refusal("\n".join(refused) + ("" if len(paths) == 1 else
                                                   f"\nnothing was signed ({len(refused)} of {len(paths)} refused)"))
         made = _make_signatures(project.root, reg, todo, args.role, person, keyfile)
-        signoff.write_entries(project.root, {path: rec for path, (rec, _) in made.items()})
+        try:
+            signoff.write_entries(project.root, {path: rec for path, (rec, _) in made.items()})
+        except OSError as exc:  # a read-only checkout, a full disk: the environment, not the sign-off
+            raise UsageError(f"cannot write {signoff.FILE} ({exc.strerror or exc}); nothing was signed: check "
+                             "that the project folder is writable and try again") from exc
     except (_Refusal, signoff.Refused, signoff.NotWritten) as exc:
         print(f"gloss sign: {exc}", file=sys.stderr)
         return 1

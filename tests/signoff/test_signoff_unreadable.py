@@ -145,3 +145,22 @@ def test_an_unreadable_signoff_yaml_is_a_problem_not_an_empty_registry(
     assert capsys.readouterr().err == message + "\n"
     assert sign(tmp_path, "content/terms/warp.md", "author", "Ada Author") == 1
     assert capsys.readouterr().err == f"gloss sign: signoff.yaml has problems; fix them first:\n  {message}\n"
+
+
+def test_signoff_yaml_that_cannot_be_written_is_an_environment_error(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    from site_plugins import atomic
+
+    init_repo(tmp_path)
+    make_site(tmp_path, {"warp": GOOD})
+    registry = (tmp_path / "signoff.yaml").read_text(encoding="utf-8")
+
+    def read_only(path: Path, text: str) -> None:  # as a read-only mount answers (tests run as root)
+        raise PermissionError(13, "Permission denied", str(path))
+
+    monkeypatch.setattr(atomic, "write_text", read_only)
+    assert sign(tmp_path, "content/terms/warp.md", "author", "Ada Author") == 2
+    assert capsys.readouterr().err == (
+        "gloss sign: cannot write signoff.yaml (Permission denied); nothing was signed: check that the project "
+        "folder is writable and try again\n")
+    assert (tmp_path / "signoff.yaml").read_text(encoding="utf-8") == registry
