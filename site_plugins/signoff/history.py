@@ -48,7 +48,7 @@ def drop_superseded(root: Path, reg: Registry) -> tuple[Registry, list[Problem]]
 
     if not any(_pairs(e) for e in reg.entries.values()):
         return reg, []
-    log = _History(root)
+    log = _history(root)
     problems: list[Problem] = []
     entries = dict(reg.entries)
     for path, e in reg.entries.items():
@@ -84,6 +84,22 @@ def _pairs(e: EntrySignoff) -> list[tuple[str, Pair]]:
     if e.previous is not None and e.previous.author is not None and e.previous.reviewer is not None:
         out.append(("previous", e.previous))
     return out
+
+
+_SEEN: dict[tuple[str, str], _History] = {}
+
+
+def _history(root: Path) -> _History:
+    # What git holds changes only with HEAD: mkdocs serve rebuilds, and gloss commands within one
+    # process, read the history once per HEAD.
+    head = (_git(root, "rev-parse", "--verify", "-q", "HEAD") or "").strip()
+    key = (str(root.resolve()), head)
+    if not head:
+        return _History(root)
+    if key not in _SEEN:
+        _SEEN.clear()  # one project, one HEAD at a time
+        _SEEN[key] = _History(root)
+    return _SEEN[key]
 
 
 class _History:
