@@ -73,7 +73,11 @@ def load_project(root: Path, docs_dir: str) -> Project:
         folder = root / docs_dir / sub
         for file in sorted(folder.rglob("*.md")) if folder.is_dir() else []:
             path = file.relative_to(root).as_posix()
-            if file.name != "index.md" and path not in signables:
+            if _undecodable(path):  # a name no terminal can print as it is: say so, spelt out
+                shown = path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+                unreadable[shown] = Problem(shown, 1, "the file name is not UTF-8",
+                                            "rename it; entry files are named by slugs, e.g. bank-conflict.md")
+            elif file.name != "index.md" and path not in signables:
                 text, why = textfile.read(file, path)
                 if text is not None:
                     unparsed[path] = text
@@ -154,3 +158,11 @@ def _inside(root: Path, file: Path) -> str | None:
         return (file.absolute().parent.resolve() / file.name).relative_to(root).as_posix()
     except (ValueError, OSError, RuntimeError):  # outside root; an unreadable folder; a loop in the folders
         return None
+
+
+def _undecodable(path: str) -> bool:
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:  # a byte that is not UTF-8, kept by the file system as a lone surrogate
+        return True
+    return False

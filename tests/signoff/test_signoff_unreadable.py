@@ -164,3 +164,21 @@ def test_signoff_yaml_that_cannot_be_written_is_an_environment_error(
         "gloss sign: cannot write signoff.yaml (Permission denied); nothing was signed: check that the project "
         "folder is writable and try again\n")
     assert (tmp_path / "signoff.yaml").read_text(encoding="utf-8") == registry
+
+
+def test_an_entry_file_name_that_is_not_utf8_is_spelt_out(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    init_repo(tmp_path)
+    make_site(tmp_path, {"warp": GOOD})
+    with open(os.fsencode(tmp_path / "content/terms") + b"/caf\xe9.md", "wb") as fh:  # a Latin-1 file name
+        fh.write(GOOD.encode())
+    # A terminal that refuses what it cannot encode (as a UTF-8 locale other than C does).
+    done = subprocess.run([sys.executable, "-c", "import sys; from site_plugins.cli import main; "
+                           "sys.exit(main(sys.argv[1:]))", "status", "--root", str(tmp_path)],
+                          capture_output=True, env={**os.environ, "PYTHONIOENCODING": "utf-8:strict"}, check=False)
+    assert (done.returncode, done.stderr.decode()) == (1, (
+        "content/terms/caf\\xe9.md:1: the file name is not UTF-8; rename it; entry files are named by slugs, e.g. "
+        "bank-conflict.md\n"))
+    assert "content/terms/caf\\xe9.md  draft" in done.stdout.decode()
