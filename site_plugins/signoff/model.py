@@ -159,7 +159,7 @@ class Registry:
     def person(self, name_or_handle: str) -> Person | None:
         wanted = ident(name_or_handle)
         for p in self.people:
-            if wanted in (ident(p.name), ident(p.handle or "")):
+            if wanted and wanted in (ident(p.name), ident(p.handle or "")):  # "" (or only invisibles) is nobody
                 return p
         return None
 

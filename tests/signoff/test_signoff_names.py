@@ -158,3 +158,9 @@ def test_lone_surrogates_from_escapes_are_invisible_too() -> None:
         "signoff.yaml:2: the name 'Ada<U+DB40><U+DC41> Author' holds invisible characters (U+DB40 unnamed at "
         "character 4, U+DC41 unnamed at character 5), so it does not read as what it is; retype the name with "
         "visible letters and plain spaces only"]
+
+
+def test_an_empty_or_invisible_name_is_nobody() -> None:
+    reg, _ = signoff.parse("people:\n" + one("Ada Author", "ada"))
+    assert reg.person("Ada Author") is reg.people[0] and reg.person("ada\u200b author") is reg.people[0]
+    assert reg.person("") is None and reg.person("\u200b\u00ad") is None and reg.person("  ") is None
