@@ -67,8 +67,9 @@ def parse(text: str) -> tuple[Registry, list[Problem]]:
         reg = _salvage(node)
     more = _people(reg) + _integrity(reg)
     reg, bad = verified(reg)
-    # A person whose name or handle a reader cannot see correctly is reported and counts for nobody.
-    people = [p for p in reg.people if not invisible(p.name) and not invisible(p.handle or "")]
+    # A person whose name or handle a reader cannot see correctly (or at all) is reported and counts for nobody.
+    people = [p for p in reg.people
+              if ident(p.name) and not invisible(p.name) and not invisible(p.handle or "")]
     if len(people) != len(reg.people):
         reg = keep_lines(reg, dataclasses.replace(reg, people=people))
     return reg, problems + more + bad
@@ -170,6 +171,10 @@ def _people(reg: Registry) -> list[Problem]:
             if (hidden := invisible(value)):
                 problems.append(_invisible_problem(schema.line_of(p, what) or ln, f"the {what} '{shown(value)}'",
                                                    hidden))
+                continue
+            if not ident(value):
+                problems.append(Problem(FILE, schema.line_of(p, what) or ln, f"the {what} of person {i + 1} is empty",
+                                        "write the name as it appears in bylines, e.g. Ada Author"))
                 continue
             if value is p.handle and ident(value) == ident(p.name):
                 continue

@@ -164,3 +164,10 @@ def test_an_empty_or_invisible_name_is_nobody() -> None:
     reg, _ = signoff.parse("people:\n" + one("Ada Author", "ada"))
     assert reg.person("Ada Author") is reg.people[0] and reg.person("ada\u200b author") is reg.people[0]
     assert reg.person("") is None and reg.person("\u200b\u00ad") is None and reg.person("  ") is None
+
+
+def test_an_empty_name_is_an_error_and_counts_for_nobody() -> None:
+    reg, problems = signoff.parse("people:\n" + one("   ", "ada") + one("Rex Reviewer", "rex"))
+    assert [str(p) for p in problems] == [
+        "signoff.yaml:2: the name of person 1 is empty; write the name as it appears in bylines, e.g. Ada Author"]
+    assert [p.name for p in reg.people] == ["Rex Reviewer"]
