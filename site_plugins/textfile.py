@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import stat
 from pathlib import Path, PurePosixPath
 
 from site_plugins.messages import Problem
@@ -105,7 +106,11 @@ def read(path: Path, rel: str, max_bytes: int = MAX_BYTES) -> tuple[str | None, 
     if link is not None:
         return None, [symlink_problem(link)]
     try:
-        size = path.stat().st_size
+        info = path.stat()
+        if not stat.S_ISREG(info.st_mode):  # a FIFO would block the reader forever; a folder cannot be read
+            what = "a folder" if stat.S_ISDIR(info.st_mode) else "not a regular file"
+            return None, [Problem(rel, 1, f"cannot be read ({what})", "make it a regular text file, or remove it")]
+        size = info.st_size
         if size > max_bytes:
             return None, [size_problem(rel, size, max_bytes)]
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))  # (a link made since the look above)
