@@ -13,7 +13,8 @@ from site_plugins.measured import chart
 
 SVG = "{http://www.w3.org/2000/svg}"
 COPY = chart.Guide(4081.0, "copy kernel (copy, 32x32 tiles of an 8192-wide matrix, same bytes) 4,081 GB/s", "4 2")
-MEMCPY = chart.Guide(4251.0, "driver memcpy (1 GiB) 4,251 GB/s", "1 3", "gloss-chart-ceiling gloss-chart-ceiling--second")
+MEMCPY = chart.Guide(4251.0, "driver memcpy (1 GiB) 4,251 GB/s", "1 3",
+                     "gloss-chart-ceiling gloss-chart-ceiling--second")
 DAY13 = [chart.Bar("copy", 4066.0, "4,066"), chart.Bar("naive", 559.0, "559"),
          chart.Bar("tile[32][32]", 1743.0, "1,743"), chart.Bar("tile[32][33]", 3609.0, "3,609", True)]
 
