@@ -169,6 +169,9 @@ class GlossPlugin(BasePlugin[GlossConfig]):
             markdown = ours
         elif self.checked is not None:  # hand-written pages: checked in on_files
             markdown = self.checked.handwritten.get(uri, markdown)
+        if page.is_homepage:  # an empty or partly empty site says so, with the counts of this build
+            markdown = render.with_home_notice(markdown, render.home_notice(render.tally(build.states),
+                                                                            preview=self.preview))
         markdown, self.stashes[uri] = stash.stash(render.add_term_tips(markdown, uri, build.term_tips))
         return markdown
 
