@@ -37,8 +37,8 @@ from site_plugins.measured import fmt
 # body text (0.8 rem in mkdocs-material), no further: see ``style`` in :func:`svg`.
 WIDTH = 400
 FONT = 13
-ASCENT = 10.0  # of 13-unit text above its baseline (about 0.77 em), for the collision boxes
-DESCENT = 3.5
+ASCENT = 12.0  # of 13-unit text above its baseline: a browser's text box (the font's ascent, about 0.92 em)
+DESCENT = 3.5  # and below it (about 0.25 em)
 CHAR_W = 7.6  # generous average advance of the 13px font (Roboto or a system sans), to place labels
 LABEL_H = 18  # a kernel's name line, above its bar
 BAR_H = 14
