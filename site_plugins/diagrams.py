@@ -168,13 +168,15 @@ def _svg(s: tm.TileState, alt: str) -> str:
 
 
 def data(s: tm.TileState) -> dict[str, object]:
-    """What the script needs to redraw any tile size and step: the parameters and, per tile size and
-    step, warp 0's cells, their banks, the conflict ways and the step's sentence."""
+    """What the script needs to redraw any tile size and step: the parameters and, per tile size, the
+    figure's stated numbers (block shape, rows per thread, barriers) and whether the barrier is broken,
+    and per step warp 0's cells over all passes, the banks of its first pass, the strip's label and the
+    step's sentence."""
     states: dict[str, list[dict[str, object]]] = {}
     summaries: dict[str, str] = {}
     broken: dict[str, bool] = {}
     for t in tm.TILE_SIZES:
-        steps = []
+        steps: list[dict[str, object]] = []
         for i in range(len(tm.STEPS)):
             st = tm.TileState(t, s.pad, i, s.cut_x, s.cut_y, s.guard_barrier, s.block_y)
             acc = tm.warp_access(st)
