@@ -294,7 +294,7 @@ def render(
     if ceiling is not None:
         guides.append(Guide(ceiling, ceiling_text, "4 2"))
     if second is not None:
-        guides.append(Guide(second[0], second[1], "1 3", "gloss-chart-ceiling gloss-chart-ceiling--second"))
+        guides.append(Guide(second[0], second[1], "1.5 3", "gloss-chart-ceiling gloss-chart-ceiling--second"))
     return svg(layout(bars, unit=unit, guides=guides), title=title, desc=desc)
 
 
