@@ -65,8 +65,8 @@ PAGE_JS = """(keys) => {
       for (const [cls, l] of lines) if (meets(r, l)) out.charts.push([text, cls]);
       for (const [other, q] of texts.slice(i + 1)) if (meets(r, q)) out.charts.push([text, other]);
     });
-    for (const t of svg.querySelectorAll('text')) {
-      const px = t.getBoundingClientRect().height / 1.15;  // the font's line box is about 1.15 em
+    for (const t of svg.querySelectorAll('text')) {  // the font size in user units, as drawn on screen
+      const px = parseFloat(getComputedStyle(t).fontSize) * t.getScreenCTM().a;
       if (px < 11) out.small.push([t.textContent, px]);
     }
   }
