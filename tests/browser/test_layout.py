@@ -70,6 +70,10 @@ PAGE_JS = """(keys) => {
       if (px < 11) out.small.push([t.textContent, px]);
     }
   }
+  for (const t of article.querySelectorAll('.gloss-tl svg text')) {  // the diagram's text too
+    const px = parseFloat(getComputedStyle(t).fontSize) * t.getScreenCTM().a;
+    if (px < 11) out.small.push([t.textContent, px]);
+  }
   // Front matter shown as text (e.g. "search: exclude: true" rendered as a heading or a paragraph).
   const key = new RegExp('^\\\\s*(' + keys.join('|') + ')\\\\s*:(\\\\s|$)');
   for (const e of article.querySelectorAll('p, li, h1, h2, h3, h4, h5, h6, td, th, dt, dd')) {
