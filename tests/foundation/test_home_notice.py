@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sitekit import make_site
@@ -57,3 +58,31 @@ def test_a_fresh_project_says_why_its_site_is_empty_with_the_count_the_build_pri
         assert f"None of the {total} entries (terms and lessons) has been signed" in home
         assert "<code>make preview</code>" in home
     assert home.index("<h1") < home.index("gloss-unpublished")  # under the page's heading
+
+
+DIRTY = ("A 'dirty' build is being performed, this will likely lead to inaccurate navigation and other links "
+         "within your site. This option is designed for site development purposes only.")
+
+
+def test_under_serve_dirty_the_home_notice_follows_a_new_entry(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, expect_warnings: Any) -> None:
+    """index.md does not change when an entry is added (or signed): the home page is rebuilt anyway."""
+    from mkdocs.commands.build import build
+    from mkdocs.config import load_config
+
+    expect_warnings.add(DIRTY, DIRTY)
+    monkeypatch.setenv("GLOSS_PREVIEW", "1")
+    root = make_site(tmp_path / "p", project())
+    monkeypatch.chdir(root)
+    site = tmp_path / "site"
+    first = load_config(str(root / "mkdocs.yml"), site_dir=str(site))
+    first.plugins.on_startup(command="serve", dirty=True)
+    try:
+        build(first, dirty=True)
+        assert "This preview shows all 3 entries." in (site / "index.html").read_text(encoding="utf-8")
+        (root / "content/terms/warp.md").write_text(
+            "---\ntitle: What is a warp?\ndefinition: A warp is 32 threads.\n---\n\nWarps.\n", encoding="utf-8")
+        build(load_config(str(root / "mkdocs.yml"), site_dir=str(site)), dirty=True)
+        assert "This preview shows all 4 entries." in (site / "index.html").read_text(encoding="utf-8")
+    finally:
+        first.plugins.on_shutdown()
