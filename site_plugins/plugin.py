@@ -33,6 +33,7 @@ log = logging.getLogger("mkdocs.plugins.gloss")
 
 ASSETS = staging.ASSETS
 TEMPLATES = Path(__file__).parent / "templates"  # overrides of material's partials (see navhtml.py)
+HOME = "index.md"  # the docs path of the home page, which carries the notice of unpublished entries
 TERM_SEARCH_BOOST = 5  # material search boost: a term outranks the code page whose file name repeats its words
 
 
@@ -138,7 +139,13 @@ class GlossPlugin(BasePlugin[GlossConfig]):
         self.manifest = staging.manifest(checked.staged, build, self.docs_dir, site_url=config.site_url or "",
                                          asset_dirs=staging.asset_dirs(config.theme.dirs))
         inc = self.incremental
-        changed = inc.changed({**build.pages, **build.code_files}) if inc else set()
+        # The home page's notice counts the entries awaiting sign-off; under `serve --dirty` a new
+        # signature changes it although index.md did not change, so the home page is rebuilt then.
+        notice = {HOME: render.home_notice(render.tally(build.states), preview=self.preview)}
+        changed = inc.changed({**build.pages, **build.code_files, **notice}) if inc else set()
+        home = files.get_file_from_path(HOME)
+        if HOME in changed and home is not None and HOME not in build.pages:
+            date_back(home.abs_dest_path)
         for uri, markdown in build.pages.items():
             f = files.get_file_from_path(uri)
             if f is None:
@@ -189,6 +196,9 @@ class GlossPlugin(BasePlugin[GlossConfig]):
             markdown = render.body_of(ours)
         elif self.checked is not None:  # hand-written pages: checked in on_files
             markdown = self.checked.handwritten.get(uri, markdown)
+        if uri == HOME:  # an empty or partly empty site says so, with the counts of this build
+            markdown = render.with_home_notice(markdown, render.home_notice(render.tally(build.states),
+                                                                            preview=self.preview))
         markdown, self.stashes[uri] = stash.stash(render.add_term_tips(markdown, uri, build.term_tips))
         return markdown
 

@@ -351,3 +351,66 @@ def unlink_hidden_html(html: str, page_src_uri: str, page_url: str,
         return m.group(0)
 
     return _HTML_LINK.sub(swap, html), hits
+
+
+@dataclass(frozen=True)
+class Tally:
+    """How many entries the publish decision lets out: said on the home page and by ``gloss build``."""
+
+    published: int
+    total: int
+
+    @property
+    def waiting(self) -> int:
+        return self.total - self.published
+
+
+def tally(states: Mapping[str, EntryState]) -> Tally:
+    return Tally(sum(1 for s in states.values() if s.published), len(states))
+
+
+def _entries(n: int) -> str:
+    return f"{n} entr{'y' if n == 1 else 'ies'}"
+
+
+HOW_TO_PREVIEW = ("To read every entry as a draft, build the preview: <code>make preview</code> writes it to "
+                  "<code>site-preview/</code>, <code>make serve</code> serves it on your machine; "
+                  "<code>gloss status</code> lists what each entry still needs.")
+
+
+def home_notice(t: Tally, *, preview: bool) -> str:
+    """The home page's word on entries that are not published (HTML; empty when every entry is), so an
+    empty or partly empty site says why and how to see the rest. Built from the publish decision."""
+    if t.waiting == 0:
+        return ""
+    await_ = "awaits" if t.waiting == 1 else "await"
+    if preview:
+        title = "Preview"
+        text = (f"This preview shows all {_entries(t.total)}. {t.waiting} of them {await_} sign-off by their author "
+                "and a reviewer: each carries a banner, and the published site (<code>make site</code>) leaves "
+                f"{'it' if t.waiting == 1 else 'them'} out.")
+        return _notice(title, text)
+    if t.published == 0:
+        title = "Nothing is published yet"
+        text = (f"None of the {_entries(t.total)} (terms and lessons) has been signed by its author and a "
+                f"reviewer yet, so this site shows none of them. {HOW_TO_PREVIEW}")
+    else:
+        title = "Not every entry is published yet"
+        text = (f"{t.published} of {_entries(t.total)} are published; the other {t.waiting} {await_} sign-off by "
+                f"their author and a reviewer and are left out of this site. {HOW_TO_PREVIEW}")
+    return _notice(title, text)
+
+
+def _notice(title: str, text: str) -> str:
+    return (f'<div class="admonition note gloss-unpublished" role="note"><p class="admonition-title">{title}</p>'
+            f"<p>{text}</p></div>")
+
+
+def with_home_notice(markdown: str, notice: str) -> str:
+    """``markdown`` with ``notice`` after its first heading (or at the top when it has none)."""
+    if not notice:
+        return markdown
+    head, _, rest = markdown.partition("\n")
+    if head.startswith("# "):
+        return f"{head}\n\n{notice}\n\n{rest.lstrip(chr(10))}"
+    return f"{notice}\n\n{markdown}"
