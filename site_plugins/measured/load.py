@@ -100,7 +100,9 @@ def _judged(v: rs.RowView, raw: rs.Row | None, p: rs.Provenance) -> tuple[tuple[
     finding = C.dram_finding(v.counters, raw.bytes_read, raw.bytes_written) if raw is not None else None
     if finding is not None:
         (reasons if finding.suspect else notes).append(dram_note(finding))
-    if v.fits_in_l2 and v.gflops is not None:
+    if v.kind in ("transfer", "pipeline", "launch"):
+        pass  # their bytes cross the host link (or there are none): where they fit on the GPU says nothing
+    elif v.fits_in_l2 and v.gflops is not None:
         notes.append("working set fits in L2: its GB/s may be the cache's; GFLOP/s is unaffected")
     elif v.fits_in_l2:
         if raw is not None:
@@ -145,6 +147,7 @@ def _row(entry: rs.Entry, v: rs.RowView, raw: rs.Row | None, p: rs.Provenance) -
         us_per_launch=_finite(v.us_per_launch),
         pct_fp32=_finite(entry.pct_of_fp32(v)),
         fp32_ref=_fp32_ref(entry),
+        kind=v.kind,
     )
 
 

@@ -48,3 +48,29 @@ def test_tiny_declared_writes_are_not_blamed_on_the_code() -> None:
     rows = _rows("reduction", "64M floats, 1056 blocks")
     assert all("not the code's" in r.note and "more than once" not in r.note for r in rows.values()), [
         r.note for r in rows.values()]
+
+
+def test_host_transfers_and_launches_are_not_flagged_for_fitting_in_the_l2() -> None:
+    for experiment, size in (("transfers", "4 MiB"), ("launch-overhead", "1 warp")):
+        rows = [r for r in _rows(experiment, size).values() if not r.device_memory]
+        assert rows and all(not any("L2" in s for s in r.suspect) for r in rows), experiment
+    # a kernel row of the same table (scale_add on 8 MiB of device memory) still is
+    assert any("L2" in s for s in _rows("transfers", "4 MiB")["kernel-only"].suspect)
+
+
+def test_the_chart_plots_what_the_rows_are_about() -> None:
+    from site_plugins.measured.render import chart_metric
+
+    view = load_view(REPO)
+
+    def pick(experiment: str, size: str, cols: list[str]) -> str:
+        (result,) = [r for r in view.results if r.experiment == experiment]
+        table = result.table(size)
+        assert table is not None
+        return chart_metric(result, table.rows, cols)  # type: ignore[arg-type]
+
+    assert pick("launch-overhead", "1 warp", ["time"]) == "us_per_launch"
+    # latency-hiding declares one add per element (GFLOP/s is its own metric); an embed showing GB/s only
+    assert pick("latency-hiding", "512 MiB", ["time", "gbps"]) == "gbps"
+    assert pick("latency-hiding", "512 MiB", ["time", "gflops"]) == "gflops"
+    assert pick("day16-matmul", "4096x4096x4096", ["time", "gflops"]) == "gflops"
