@@ -15,15 +15,15 @@
 from __future__ import annotations
 
 import asyncio
-import functools
 import heapq
 import itertools
 from urllib.parse import urlsplit
 
 
-@functools.lru_cache(maxsize=4096)  # asked several times per URL (its gate, its connection pool)
 def host_key(url: str) -> str:
-    """A URL's host as slots, pacing and connection pools see it: scheme and authority, lower case."""
+    """A URL's host as slots, pacing and connection pools see it: scheme and authority, lower case.
+
+    The checker asks once per page and once per redirect (not cached: a run's URLs are mostly distinct)."""
     parts = urlsplit(url)
     return f"{parts.scheme}://{parts.netloc.lower()}"
 
