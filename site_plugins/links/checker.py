@@ -299,7 +299,14 @@ class Checker:
             attempt.hops = []
             attempt.status = None
             attempt.reading_body = False
-            outcome = await self._fetch(client, page, key, fragments, attempt, held)
+            # Once in flight ``slow_after`` seconds, the page moves to its host's slow lane: a timer (no task,
+            # no coroutine of its own: this runs for every URL).
+            timers: list[asyncio.TimerHandle] = []
+            timers.append(loop.call_later(s.slow_after, self._slow, held, timers))
+            try:
+                outcome = await self._follow(client, page, key, fragments, attempt, held.gate)
+            finally:
+                timers[-1].cancel()
             outcome.tries = attempt.tries
             cls = outcome.cls
             if not cls.retry:
@@ -323,31 +330,19 @@ class Checker:
             await asyncio.sleep(wait)
             await held.acquire(urgent=True)
 
+    def _slow(self, held: Held, box: list[asyncio.TimerHandle]) -> None:
+        if held.lane == "normal" and not held.demote():  # no slow slot free yet: look again later
+            box.append(asyncio.get_running_loop().call_later(self.settings.slow_after, self._slow, held, box))
+
     @staticmethod
     def _gave_up(outcome: _PageOutcome) -> _PageOutcome:
         if outcome.tries > 1:
             outcome.cls = replace(outcome.cls, reason=f"{outcome.cls.reason} (after {outcome.tries} tries)")
         return outcome
 
-    async def _fetch(self, client: Sender, page: str, key: str, fragments: set[str], attempt: _Attempt,
-                     held: Held) -> _PageOutcome:
-        """One try; the page moves to its host's slow lane once in flight ``slow_after`` seconds."""
-        loop = asyncio.get_running_loop()
-        after = self.settings.slow_after
-        timer: list[asyncio.TimerHandle] = []
-
-        def tick() -> None:
-            if held.lane == "normal" and not held.demote():
-                timer[0] = loop.call_later(after, tick)  # no slow slot free yet: look again later
-
-        timer.append(loop.call_later(after, tick))
-        try:
-            return await self._follow(client, page, key, fragments, attempt, held.gate)
-        finally:
-            timer[0].cancel()
-
     async def _follow(self, client: Sender, page: str, key: str, fragments: set[str], attempt: _Attempt,
                       gate: HostGate) -> _PageOutcome:
+        """One try: GET, redirects followed by hand."""
         from site_plugins.links.pool import HTTP_ERRORS, Cookies
 
         s = self.settings
@@ -412,15 +407,13 @@ class Checker:
 
         task = asyncio.current_task()
         cancelled = task is not None and task.cancelling() > 0  # the deadline struck: close at once
-        if not response.is_stream_consumed and not cancelled:
-            if response.body_arrived:  # the usual small page: nothing to wait for, so no timer either
-                await response.aread()
-            else:
-                length = response.headers.get("content-length", "")
-                if length.isdigit() and int(length) <= DRAIN_LIMIT:
-                    with contextlib.suppress(*HTTP_ERRORS):
-                        async with asyncio.timeout(DRAIN_SECONDS):
-                            await response.aread()
+        # A body that has all arrived (the usual small page) needs no reading: its connection is reusable.
+        if not response.is_stream_consumed and not cancelled and not response.body_arrived:
+            length = response.headers.get("content-length", "")
+            if length.isdigit() and int(length) <= DRAIN_LIMIT:
+                with contextlib.suppress(*HTTP_ERRORS):
+                    async with asyncio.timeout(DRAIN_SECONDS):
+                        await response.aread()
         await response.aclose()
 
     async def _anchors(self, response: Response, fragments: set[str],

@@ -208,6 +208,9 @@ def _replay(evidence: Evidence, journal: Path, name: str) -> Evidence:
     return evidence.updated(newer)
 
 
+_LINE = json.JSONEncoder(ensure_ascii=False)  # made once: json.dumps with options makes one per call
+
+
 class Journal:
     """The ok answers of the run in progress, appended to :func:`journal_path` as they arrive.
 
@@ -227,7 +230,7 @@ class Journal:
             self._fh = open(self.path, "a", encoding="utf-8", newline="\n", buffering=1)  # noqa: SIM115
         item = _item(record)
         item["url"] = record.url
-        self._fh.write(json.dumps(item, ensure_ascii=False) + "\n")
+        self._fh.write(_LINE.encode(item) + "\n")
         self.written += 1
 
     def close(self) -> None:
@@ -305,7 +308,9 @@ def _parse_time(text: str) -> dt.datetime | None:
 
 
 def format_time(when: dt.datetime) -> str:
-    return when.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    """``YYYY-MM-DDTHH:MM:SSZ`` (isoformat is C, and a tenth of what strftime costs per record)."""
+    utc = when if when.tzinfo is dt.UTC else when.astimezone(dt.UTC)
+    return utc.replace(tzinfo=None).isoformat(timespec="seconds") + "Z"
 
 
 def _item(r: Record) -> dict[str, Any]:

@@ -82,7 +82,8 @@ class Response:
 
     @property
     def body_arrived(self) -> bool:
-        """The whole body is already in memory: reading it now waits for nothing."""
+        """The whole body is already in memory: closing now returns the connection to the pool (aiohttp
+        keeps a connection whose answer was received to its end, read or not)."""
         return self._r.content.is_eof()
 
     @property

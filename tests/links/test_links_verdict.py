@@ -40,6 +40,11 @@ from site_plugins.links.verdict import (
     (503, {"Server": "cloudflare", "cf-chl-bypass": "1"},
      Classification("blocked", "503 Service Unavailable: bot challenge page", "challenge")),
     (503, {"Server": "cloudflare"}, Classification("transient", "503 Service Unavailable", retry=True)),
+    # Header names in any case, values too (the headers are aiohttp's case-insensitive mapping).
+    (403, {"CF-Mitigated": "Challenge"}, Classification("blocked", "403 Forbidden: bot challenge page", "challenge")),
+    (429, {"server": "Cloudflare", "CF-CHL-Bypass": "1"},
+     Classification("blocked", "429 Too Many Requests: bot challenge page", "challenge")),
+    (200, {"X-Amzn-Waf-Action": "CAPTCHA"}, Classification("blocked", "200 OK: bot challenge page", "challenge")),
     (500, {}, Classification("transient", "500 Internal Server Error", retry=True)),
     (502, {}, Classification("transient", "502 Bad Gateway", retry=True)),
     (504, {}, Classification("transient", "504 Gateway Timeout", retry=True)),
