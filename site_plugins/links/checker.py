@@ -40,7 +40,7 @@ from urllib.parse import urljoin, urlsplit, urlunsplit
 
 from site_plugins.links.evidence import Hop
 from site_plugins.links.htmlscan import FragmentState, read_anchors
-from site_plugins.links.schedule import Held, HostGate, Slots, host_key
+from site_plugins.links.schedule import Held, HostGate, Slots, SlowLane, host_key
 from site_plugins.links.verdict import (
     REDIRECT_STATUSES,
     Classification,
@@ -161,6 +161,7 @@ class Checker:
         self._rng = rng or random.Random()
         self._gates: dict[str, HostGate] = {}
         self._global = Slots(settings.concurrency)
+        self._slow_lane = SlowLane(settings.slow_after)
         self.pool: Sender | None = None  # the last check's connections (tests count them: ``pool.opened``)
         self.requests = 0  # requests sent, redirects and retries included
 
@@ -191,6 +192,7 @@ class Checker:
             page, _ = split_fragment(url)
             pages.setdefault(page, []).append(url)
         self._global = Slots(self.settings.concurrency)
+        self._slow_lane = SlowLane(self.settings.slow_after)
         keys = {page: host_key(page) for page in pages}  # once per page: thousands of URLs, few hosts
         for key in keys.values():
             self._gate(key).pending += 1
@@ -211,7 +213,10 @@ class Checker:
                     if on_result:
                         on_result(r)
 
-            await asyncio.gather(*(one(p, c) for p, c in pages.items()))
+            try:
+                await asyncio.gather(*(one(p, c) for p, c in pages.items()))
+            finally:
+                self._slow_lane.close()
         return {u: results[u] for u in dict.fromkeys(urls)}
 
     async def _life(self, client: Sender, page: str, key: str, cited: list[str], gate: HostGate,
@@ -299,14 +304,11 @@ class Checker:
             attempt.hops = []
             attempt.status = None
             attempt.reading_body = False
-            # Once in flight ``slow_after`` seconds, the page moves to its host's slow lane: a timer (no task,
-            # no coroutine of its own: this runs for every URL).
-            timers: list[asyncio.TimerHandle] = []
-            timers.append(loop.call_later(s.slow_after, self._slow, held, timers))
+            watch = self._slow_lane.watch(held)  # in flight slow_after seconds: to the host's slow lane
             try:
                 outcome = await self._follow(client, page, key, fragments, attempt, held.gate)
             finally:
-                timers[-1].cancel()
+                SlowLane.done(watch)
             outcome.tries = attempt.tries
             cls = outcome.cls
             if not cls.retry:
@@ -329,10 +331,6 @@ class Checker:
             held.release()  # others of this host go on while this page waits
             await asyncio.sleep(wait)
             await held.acquire(urgent=True)
-
-    def _slow(self, held: Held, box: list[asyncio.TimerHandle]) -> None:
-        if held.lane == "normal" and not held.demote():  # no slow slot free yet: look again later
-            box.append(asyncio.get_running_loop().call_later(self.settings.slow_after, self._slow, held, box))
 
     @staticmethod
     def _gave_up(outcome: _PageOutcome) -> _PageOutcome:
