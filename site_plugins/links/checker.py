@@ -34,12 +34,10 @@ import random
 import ssl
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from importlib import metadata
 from typing import TYPE_CHECKING
 from urllib.parse import urljoin, urlsplit, urlunsplit
 
 from site_plugins.links.evidence import Hop
-from site_plugins.links.htmlscan import FragmentState, read_anchors
 from site_plugins.links.schedule import Held, HostGate, Slots, SlowLane, host_key
 from site_plugins.links.verdict import (
     REDIRECT_STATUSES,
@@ -54,11 +52,14 @@ from site_plugins.links.verdict import (
 )
 
 if TYPE_CHECKING:  # the HTTP stack is imported when a check runs: the offline check never needs it
+    from site_plugins.links.htmlscan import FragmentState  # and the HTML scanner only for a #fragment
     from site_plugins.links.pool import Response, Sender
 
 
 @functools.cache  # looking up installed versions scans sys.path: once, and only when a check runs
 def default_user_agent() -> str:
+    from importlib import metadata  # with its email and zipfile modules: only when a check runs
+
     def version(package: str) -> str:
         try:
             return metadata.version(package)
@@ -416,6 +417,8 @@ class Checker:
 
     async def _anchors(self, response: Response, fragments: set[str],
                        ) -> dict[str, tuple[FragmentState, str]]:
+        from site_plugins.links.htmlscan import read_anchors
+
         ctype = response.headers.get("content-type", "").split(";")[0].strip().lower()
         return await read_anchors(response.aiter_bytes(), ctype, response.charset_encoding, fragments,
                                   self.settings.max_body)

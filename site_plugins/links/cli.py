@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
-import logging
 import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -116,6 +115,8 @@ def _common(p: argparse.ArgumentParser) -> None:
 
 @contextmanager
 def _quiet_mkdocs() -> Iterator[None]:
+    import logging  # here: only reading mkdocs.yml needs it
+
     log = logging.getLogger("mkdocs")
     level = log.level
     log.setLevel(logging.ERROR)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import io
 import json
-import xml.etree.ElementTree as ET
 from typing import Any, Literal
 
 from site_plugins.links.evidence import format_time
@@ -139,6 +138,7 @@ def render_json(report: Report) -> str:
 
 def render_junit(report: Report) -> str:
     """One test case per URL, with every page that cites it; one per site problem without a URL."""
+    import xml.etree.ElementTree as ET  # only this format needs it
     suite = ET.Element("testsuite", name=f"gloss links check ({report.mode})")
     by_url: dict[str | None, list[Finding]] = {}
     for f in report.findings:
