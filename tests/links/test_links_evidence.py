@@ -184,6 +184,18 @@ def test_a_journal_left_by_a_dead_run_is_read_back_and_folded_in_by_the_next_sav
         journal.add(rec("https://c.example/", T1, final_url="https://c.example/old"))  # older: loses
     jpath = ev.journal_path(path)
     assert jpath.name == "links-evidence.json.journal"
+    assert [json.loads(line) for line in jpath.read_text(encoding="utf-8").splitlines()] == [
+        {"url": "https://a.example/", "checked_at": "2026-03-01T12:00:00Z", "final_url": "https://a.example/moved",
+         "redirects": [], "status": 200},
+        {"url": "https://b.example/#x", "checked_at": "2026-03-01T12:00:00Z", "final_url": "https://b.example/#x",
+         "redirects": [], "status": 200, "anchor": "found"},
+        {"url": "https://c.example/", "checked_at": "2026-01-02T03:04:05Z", "final_url": "https://c.example/old",
+         "redirects": [], "status": 200}]
+    with ev.Journal(path) as journal:  # a redirect chain and awkward characters survive the line format
+        tricky = rec('https://e.example/"é"\\', T2, redirects=(ev.Hop("https://e.example/\n1", 301),),
+                     anchor='cannot verify: "x"')
+        journal.add(tricky)
+    assert ev.load(path).last_ok(tricky.url) == tricky
     with jpath.open("a", encoding="utf-8") as fh:
         fh.write('{"url": "https://d.example/", "checked_at": "2026-')  # the process died mid-line
     loaded = ev.load(path)
@@ -191,6 +203,7 @@ def test_a_journal_left_by_a_dead_run_is_read_back_and_folded_in_by_the_next_sav
         "https://a.example/": rec("https://a.example/", T2, final_url="https://a.example/moved"),
         "https://b.example/#x": rec("https://b.example/#x", T2, anchor="found"),
         "https://c.example/": newer_in_file,
+        tricky.url: tricky,
     }
     assert ev.save(path, loaded) is True
     assert not jpath.exists()

@@ -7,12 +7,14 @@ import random
 import socket
 import ssl
 from types import SimpleNamespace
+from urllib.parse import urlsplit
 
 import aiohttp
 import pytest
 from multidict import CIMultiDict, CIMultiDictProxy
 from yarl import URL
 
+from site_plugins.links.schedule import host_key
 from site_plugins.links.verdict import (
     Classification,
     backoff_delay,
@@ -145,3 +147,14 @@ def test_backoff_is_exponential_with_jitter_and_capped() -> None:
         assert min(delays) >= step / 2
         assert max(delays) <= step
         assert max(delays) - min(delays) > step / 4  # jittered, not a fixed sleep
+
+
+@pytest.mark.parametrize("url", [
+    "https://Example.ORG/path?q#f", "http://127.0.0.1:8080", "HTTP://A.example:80/x", "https://user:pw@h.example/",
+    "https://h.example?q=1", "https://h.example#frag", "https://[::1]:8443/x", "git+ssh://h.example/r",
+    " https://h.example/ lead", "https://h.example/a b", "https://h.\texample/", "https://h.example\n/x",
+    "mailto:someone@h.example", "//h.example/no-scheme", "https://", "h.example/relative", "1http://h.example/",
+])
+def test_host_key_is_what_urlsplit_says(url: str) -> None:
+    parts = urlsplit(url)
+    assert host_key(url) == f"{parts.scheme}://{parts.netloc.lower()}"
