@@ -14,10 +14,12 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
+import gc
 import re
 import ssl
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -230,7 +232,8 @@ def _online(cfg: Config, report: Report, now: dt.datetime, on_total: Callable[[i
                 on_result(r)
 
         if todo:
-            asyncio.run(stop.run(checker.check(todo, keep)))
+            with _few_collections():
+                asyncio.run(stop.run(checker.check(todo, keep)))
     if stop.stopped_check:
         report.interrupted = stop.signum
         report.exit_code = stop.exit_code
@@ -263,6 +266,24 @@ def _online(cfg: Config, report: Report, now: dt.datetime, on_total: Callable[[i
     report.summary = {**{f"URLs {k}": n for k, n in counts.items()},
                       "URLs skipped (fresh evidence)": len(report.fresh),
                       "URLs excluded": len(report.excluded), **report.summary}
+
+
+@contextmanager
+def _few_collections() -> Iterator[None]:
+    """The garbage collector, tuned for the check and put back after it.
+
+    With thousands of URLs, thousands of tasks and coroutines are alive at once, and the collector's
+    default rhythm (a young collection every 700 allocations) traverses them over and over: 0.15-0.2 s
+    of CPU on 10,000 URLs, 7 % of the whole run. Every 5,000 allocations and with what start-up made
+    frozen out of its reach, 0.04 s (bench/links/README.md)."""
+    before = gc.get_threshold()
+    gc.freeze()
+    gc.set_threshold(5000, *before[1:])
+    try:
+        yield
+    finally:
+        gc.set_threshold(*before)
+        gc.unfreeze()
 
 
 def _no_network(results: dict[str, Result]) -> str:
