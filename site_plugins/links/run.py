@@ -273,9 +273,9 @@ def _few_collections() -> Iterator[None]:
     """The garbage collector, tuned for the check and put back after it.
 
     With thousands of URLs, thousands of tasks and coroutines are alive at once, and the collector's
-    default rhythm (a young collection every 700 allocations) traverses them over and over: 0.15-0.2 s
-    of CPU on 10,000 URLs, 7 % of the whole run. Every 5,000 allocations and with what start-up made
-    frozen out of its reach, 0.04 s (bench/links/README.md)."""
+    default rhythm (a young collection every 700 allocations) traverses them over and over: 0.15-0.23 s
+    of CPU on 10,000 URLs, 6-9 % of the whole run. Every 5,000 allocations, and with what start-up made
+    frozen out of its reach, 0.04-0.06 s (bench/links/README.md)."""
     before = gc.get_threshold()
     gc.freeze()
     gc.set_threshold(5000, *before[1:])
