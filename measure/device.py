@@ -212,13 +212,17 @@ class Device(DeviceKinds):
         return versions()
 
     @staticmethod
-    def nvcc_flags(arch: str) -> list[str]:
-        """The exact options PyCUDA passes to nvcc (its include path shown as {pycuda}/cuda)."""
-        return ["--cubin", "-O3", "-arch", arch, "-I{pycuda}/cuda"]
+    def nvcc_flags(arch: str, include_dir: str | None = None) -> list[str]:
+        """The exact options PyCUDA passes to nvcc (its include path shown as {pycuda}/cuda; the source's
+        own folder, where its quoted includes live, repo-relative)."""
+        own = [f"-I{include_dir}"] if include_dir else []
+        return ["--cubin", "-O3", "-arch", arch, *own, "-I{pycuda}/cuda"]
 
-    def compile(self, source: str, arch: str) -> Module:
+    def compile(self, source: str, arch: str, include_dir: Path | None = None) -> Module:
         # cache_dir=False: compile every time, so the recorded flags are the ones that built this code.
-        cubin = nvcc_compile(source, options=["-O3"], arch=arch, no_extern_c=True, cache_dir=False)
+        # PyCUDA compiles the text in a temporary folder: a quoted include is found through include_dir.
+        cubin = nvcc_compile(source, options=["-O3"], arch=arch, no_extern_c=True, cache_dir=False,
+                             include_dirs=[str(include_dir)] if include_dir else [])
         module = Module(cuda.module_from_buffer(cubin), 0)
         try:
             module.handle = self.driver.load(cubin)

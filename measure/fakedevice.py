@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -122,6 +123,7 @@ class FakeDevice:
         self.pipeline_streams: list[int] = []  # the stream of every pipeline chunk run
         self.repeat_modes: list[str] = []  # the mode of every repeated-launch sample
         self.gemms: list[str] = []  # the math of every GEMM
+        self.include_dirs: list[Path | None] = []  # the include folder of every compile
         # What the fake gets wrong, for tests of the check: any of "h2d", "d2h", "gemm" (one element off).
         self.wrong: set[str] = set()
 
@@ -136,8 +138,8 @@ class FakeDevice:
         return {"pycuda": "fake", "numpy": np.__version__, "python": "fake"}
 
     @staticmethod
-    def nvcc_flags(arch: str) -> list[str]:
-        return ["-O3", "-arch", arch]
+    def nvcc_flags(arch: str, include_dir: str | None = None) -> list[str]:
+        return ["-O3", "-arch", arch, *([f"-I{include_dir}"] if include_dir else [])]
 
     def limits(self) -> Limits:
         return self._limits
@@ -147,7 +149,8 @@ class FakeDevice:
 
     # --- modules and kernels -----------------------------------------------------------------------
 
-    def compile(self, source: str, arch: str) -> FakeModule:
+    def compile(self, source: str, arch: str, include_dir: Path | None = None) -> FakeModule:
+        self.include_dirs.append(include_dir)
         return FakeModule()
 
     def kernel(self, module: FakeModule, name: str, arg_types: str) -> FakeKernel:

@@ -124,7 +124,7 @@ class Runner:
             driver_release=info.driver_release,
             cuda_driver_version=info.cuda_driver_version,
             nvcc_version=self.nvcc,
-            nvcc_flags=self.dev.nvcc_flags(self.node.arch),
+            nvcc_flags=self.dev.nvcc_flags(self.node.arch, str(Path(d.source_path).parent)),
             pycuda_version=self.versions["pycuda"],
             numpy_version=self.versions["numpy"],
             python_version=self.versions["python"],
@@ -163,7 +163,7 @@ class Runner:
         builds: list[R.KernelBuild] = []
         rows: list[R.Row] = []
         try:
-            module = self.dev.compile(source, self.node.arch)
+            module = self.dev.compile(source, self.node.arch, (self.root / d.source_path).parent)
             kernels: dict[str, Kernel | str] = {}
             for k in exp.kernels:
                 if k.function is not None:

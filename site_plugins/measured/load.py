@@ -75,14 +75,16 @@ def dram_note(finding: C.DramFinding | None) -> str:
             f"DRAM read {fmt.ratio(finding.ratio)} the bytes the kernel declares reading (more than {tol} fewer: "
             "a cache served part of them, so GB/s overstates DRAM traffic)"
         )
-    if finding.what == "read" and finding.code_rereads is False:
-        # The counters rule the code's own re-reads out: say only what they show, not a guessed mechanism.
-        why = ("the kernel's global loads ask for no more than the declared bytes, so the extra reads are the "
-               "memory system's, not re-reads by the code")
-    elif finding.what == "read":
-        why = "the kernel's global loads ask for more than the declared bytes: it reads some data more than once"
+    verb = "loads" if finding.what == "read" else "stores"
+    if finding.code_rereads is False:
+        # The counters rule the code's own requests out: say only what they show, not a guessed mechanism.
+        why = (f"more than every sector the kernel's global {verb} asked for, so the extra bytes are the memory "
+               "system's, not the code's")
+    elif finding.code_rereads:
+        why = (f"the kernel's global {verb} ask for more than the declared bytes: data moved more than once, "
+               "or sectors used in part")
     else:
-        why = "the kernel writes some data more than once"
+        why = f"the counters do not say whether the kernel's own {verb} asked for more"
     return (
         f"DRAM {finding.what} {fmt.ratio(finding.ratio)} the declared bytes (more than {tol} more: {why}; "
         "GB/s counts the declared bytes)"
@@ -98,7 +100,9 @@ def _judged(v: rs.RowView, raw: rs.Row | None, p: rs.Provenance) -> tuple[tuple[
     finding = C.dram_finding(v.counters, raw.bytes_read, raw.bytes_written) if raw is not None else None
     if finding is not None:
         (reasons if finding.suspect else notes).append(dram_note(finding))
-    if v.fits_in_l2 and v.gflops is not None:
+    if v.kind in ("transfer", "pipeline", "launch"):
+        pass  # their bytes cross the host link (or there are none): where they fit on the GPU says nothing
+    elif v.fits_in_l2 and v.gflops is not None:
         notes.append("working set fits in L2: its GB/s may be the cache's; GFLOP/s is unaffected")
     elif v.fits_in_l2:
         if raw is not None:
@@ -143,6 +147,7 @@ def _row(entry: rs.Entry, v: rs.RowView, raw: rs.Row | None, p: rs.Provenance) -
         us_per_launch=_finite(v.us_per_launch),
         pct_fp32=_finite(entry.pct_of_fp32(v)),
         fp32_ref=_fp32_ref(entry),
+        kind=v.kind,
     )
 
 

@@ -291,7 +291,7 @@ def _embed(
         out.append(f"<tr{cls}><td><code>{escape(r.kernel)}</code>{mark}</td>{''.join(cells)}{note}</tr>")
     out.append("</tbody></table>")
     out.append(notes.legend_html(legend))
-    out.append(_chart(result, table, rows))
+    out.append(_chart(result, table, rows, chart_metric(result, rows, cols)))
     out.append("</div>")
     return Shown("".join(out), tuple(values))
 
@@ -305,13 +305,25 @@ def _no_column(result: Result, rows: Sequence[Row], column: Column) -> Failure:
     )
 
 
-def _chart(result: Result, table: Table, rows: Sequence[Row]) -> str:
-    metric: Column = result.metric
+def chart_metric(result: Result, rows: Sequence[Row], cols: Sequence[Column]) -> Column:
+    """What the chart plots: µs per launch where every row is a launch row; else the experiment's own rate,
+    unless the embed shows another rate and not that one (an author who picked GB/s gets a GB/s chart)."""
+    if rows and all(r.us_per_launch is not None for r in rows):
+        return "us_per_launch"
+    rates = [c for c in ("gflops", "shared_gbps", "gbps") if c in cols]
+    if result.metric not in cols and rates:
+        return rates[0]
+    return result.metric
+
+
+def _chart(result: Result, table: Table, rows: Sequence[Row], metric: Column) -> str:
     unit = COLUMNS[metric][1]
     bars = [chart.Bar(r.kernel, figure(r, metric), fmt.number(figure(r, metric)), bool(r.suspect)) for r in rows]
-    ceiling = table.ceiling_gbps if metric == "gbps" else None
+    # The copy ceilings bound traffic between the GPU and its memory: drawn only over such rows.
+    device = metric == "gbps" and all(r.device_memory for r in rows)
+    ceiling = table.ceiling_gbps if device else None
     ceiling_text = f"{table.ceiling_label} {fmt.quantity(ceiling, unit)}"
-    memcpy = table.memcpy_gbps if metric == "gbps" else None
+    memcpy = table.memcpy_gbps if device else None
     second = (memcpy, f"{table.memcpy_label} {fmt.quantity(memcpy, unit)}") if memcpy is not None else None
     where = f"{result.experiment} at {fmt.size_label(table.size)} on {result.node}"
     parts = []

@@ -563,7 +563,8 @@ EXPECTED: dict[str, tuple[str, ...]] = {
     ),
     'result schema version': (
         'measure/results/h200-1/day13-transpose.json:1: invalid: schema version 7, this runner reads '
-        f'{" and ".join(str(v) for v in READABLE_VERSIONS)}; re-run `gloss measure run day13-transpose --node h200-1`',
+        f'{", ".join(str(v) for v in READABLE_VERSIONS[:-1])} and {READABLE_VERSIONS[-1]}; '
+        're-run `gloss measure run day13-transpose --node h200-1`',
     ),
     'result negative raw time': (
         "measure/results/h200-1/day13-transpose.json:1: tampered: row 'memcpy' at 16384x16384: the "

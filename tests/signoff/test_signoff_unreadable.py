@@ -43,12 +43,13 @@ def loop(file: Path) -> None:
 
 KINDS: dict[str, tuple[Callable[[Path], None], str]] = {
     "latin-1": (latin1, f"{BAD}:2: not UTF-8 text (byte 0xe9 at column 11); save the file as UTF-8"),
-    "dangling symlink": (dangling, f"{BAD}:1: cannot be read (No such file or directory); check that it is a "
-                                   "readable file"),
+    # A link is refused before anything is read through it (site_plugins/textfile.py), dangling or not.
+    "dangling symlink": (dangling, f"{BAD}:1: a symbolic link, which is never followed, read or published; "
+                                   "replace it with the file itself (a regular file in the repository), or delete it"),
     "folder": (folder, f"{BAD}:1: cannot be read (a folder); make it a regular text file, or remove it"),
     "fifo": (fifo, f"{BAD}:1: cannot be read (not a regular file); make it a regular text file, or remove it"),
-    "symlink loop": (loop, f"{BAD}:1: cannot be read (Too many levels of symbolic links); check that it is a "
-                           "readable file"),
+    "symlink loop": (loop, f"{BAD}:1: a symbolic link, which is never followed, read or published; "
+                           "replace it with the file itself (a regular file in the repository), or delete it"),
 }
 
 
@@ -130,8 +131,8 @@ def test_an_unreadable_code_file_is_a_problem_of_the_entry(tmp_path: Path, capsy
 @pytest.mark.timeout(60)
 @pytest.mark.parametrize(("kind", "message"), [
     ("folder", "signoff.yaml:1: cannot be read (a folder); make it a regular text file, or remove it"),
-    ("dangling symlink", "signoff.yaml:1: cannot be read (No such file or directory); check that it is a "
-                         "readable file"),
+    ("dangling symlink", "signoff.yaml:1: a symbolic link, which is never followed, read or published; "
+                         "replace it with the file itself (a regular file in the repository), or delete it"),
     ("fifo", "signoff.yaml:1: cannot be read (not a regular file); make it a regular text file, or remove it"),
     ("latin-1", "signoff.yaml:2: not UTF-8 text (byte 0xe9 at column 11); save the file as UTF-8"),
 ])
