@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from urllib.parse import unquote
 
-from site_plugins import audit, render, textfile
+from site_plugins import audit, render, signedtext, textfile
 from site_plugins.content import normalise
 from site_plugins.messages import Problem
 from site_plugins.pipeline import Build
@@ -214,9 +214,10 @@ def read_regular(path: Path) -> bytes | None:
 
 
 def manifest(plan_: Plan, build: Build, docs_dir: str, *, site_url: str,
-             asset_dirs: tuple[tuple[str, Path], ...]) -> audit.Manifest:
+             asset_dirs: tuple[tuple[str, Path], ...], text: signedtext.Expected | None = None) -> audit.Manifest:
     """What the audit allows in a site built from this plan: the staged and generated pages, the staged
-    static files and raw code downloads; withheld: everything else under the docs folder."""
+    static files (with the bytes to publish) and raw code downloads; withheld: everything else under the
+    docs folder. ``text``: what each page must show (:func:`site_plugins.signedtext.expect`)."""
     pages = set(plan_.pages) | set(build.pages)
     files = set(plan_.statics) | {render.code_raw_uri(f) for f in build.code_files}
     allowed = {audit.key(p) for p in pages | files}
@@ -225,7 +226,9 @@ def manifest(plan_: Plan, build: Build, docs_dir: str, *, site_url: str,
         k = audit.key(uri)
         if k and k not in allowed:  # (the site's root is the site itself, whatever its home page)
             withheld.setdefault(k, f"{docs_dir}/{uri}")
-    return audit.Manifest(frozenset(pages), frozenset(files), withheld, site_url, asset_dirs)
+    digests = {uri: audit.digest(data) for uri, data in plan_.statics.items()}
+    digests.update({render.code_raw_uri(f): audit.digest(t.encode("utf-8")) for f, t in build.code_files.items()})
+    return audit.Manifest(frozenset(pages), frozenset(files), withheld, site_url, asset_dirs, digests, text)
 
 
 def asset_dirs(theme_dirs: Sequence[str]) -> tuple[tuple[str, Path], ...]:

@@ -1,0 +1,190 @@
+"""The audit's evidence that each page shows what may be published, whatever engine built it.
+
+The file checks of :mod:`site_plugins.audit` say which pages exist; this module says what they show. From
+the publish decision alone (never from the built site), :func:`expect` renders what every page of a
+``gloss build`` shows, with the project's own Markdown extensions: each published entry from its signed
+version, each generated page (the A–Z, letter pages, lesson index, measurements, code pages) from the
+published entries only, each chrome page from its source. Then, for a built site:
+
+- every published entry's page must carry ``<meta name="gloss-entry" content="PATH FINGERPRINT">`` with
+  the fingerprint the sign-off module says is published (our plugin writes it; it marks which signed
+  version the page claims to be, so an engine that runs no plugin is caught at once);
+- every page the build has must show every block of text the build renders for it (compared as
+  :mod:`site_plugins.pagetext` normalises it: words in order, whatever the markup), so a page built from
+  the unsigned working copy, a planted ``terms/index.md`` or a changed chrome page is caught;
+- no page and no search record may show a phrase (of three words or more) of an entry that is not
+  published, or of the unsigned change to one that is (its title, its definition or summary, each
+  paragraph, list item, heading or cell of its body), unless that phrase is also in what the build
+  renders for some page (then it is published text anyway).
+
+What it does not prove: that a page shows *nothing else* (a theme's words, navigation and any added
+text that quotes no unpublished entry pass); that code blocks, figures and charts look right beyond
+their text; phrases of one or two words. The marker itself can be copied: it is a claim, the text
+checks are the evidence.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from site_plugins import pagetext
+from site_plugins.messages import Problem
+
+if TYPE_CHECKING:
+    from site_plugins.pipeline import Build
+
+MARKER = "gloss-entry"
+MIN_WORDS = 3  # shorter phrases are ordinary words as often as leaks
+REMEDY = "build the site with `gloss build`, which renders each entry from its signed version"
+LEAK_REMEDY = "remove that text, or sign that entry so that it is published"
+
+Render = Callable[[str], str]  # Markdown -> HTML, as the site's Markdown extensions render it
+
+
+@dataclass(frozen=True)
+class PageExpectation:
+    what: str  # what the page must show, as findings name it
+    blocks: tuple[str, ...]  # normalised text segments, each to be found on the page
+    entry: tuple[str, str] | None = None  # (repo path, signed fingerprint) for a published entry's page
+
+
+@dataclass(frozen=True)
+class Expected:
+    pages: Mapping[str, PageExpectation] = field(default_factory=dict)  # docs uri -> expectation
+    forbidden: tuple[tuple[str, str], ...] = ()  # (normalised phrase, where it comes from)
+
+
+def renderer(config: Any) -> Render:
+    """Markdown as the site renders it: the extensions and their options from a loaded MkDocs config."""
+    import markdown
+
+    md = markdown.Markdown(extensions=list(config.markdown_extensions),
+                           extension_configs=dict(config.mdx_configs))
+
+    def convert(text: str) -> str:
+        md.reset()
+        return md.convert(text)
+
+    return convert
+
+
+def _body(markdown: str) -> str:
+    from mkdocs.utils.meta import get_data
+
+    return get_data(markdown)[0]
+
+
+def expect(build: Build, handwritten: Mapping[str, str], chrome: Iterable[str], docs_dir: str,
+           render_md: Render) -> Expected:
+    """What each page of a ``gloss build`` of this decision shows, and the phrases no page may show.
+    ``handwritten``: each chrome page's Markdown as the build hands it over (checks.Checked.handwritten)."""
+    from site_plugins import render  # (render imports the audit, which imports this module)
+
+    pages: dict[str, PageExpectation] = {}
+    seen: list[str] = []  # every segment some page shows, attributes included: published text
+    published = {e.src_uri: e for e in build.published.entries() if build.states[e.path].published}
+    sources = dict(build.pages)
+    for uri in chrome:
+        if uri in handwritten and uri not in sources:
+            sources[uri] = handwritten[uri]
+    for uri, markdown in sorted(sources.items()):
+        text = pagetext.read(render_md(_body(render.add_term_tips(markdown, uri, build.term_tips))))
+        blocks = tuple(dict.fromkeys(s.text for s in text.segments if s.kind != "attr"))
+        seen += [s.text for s in text.segments]
+        e = published.get(uri)
+        if e is not None:
+            st = build.states[e.path]
+            pages[uri] = PageExpectation(f"the signed version of {e.path}", blocks,
+                                         (e.path, st.signed_fingerprint or ""))
+        elif uri in build.pages:
+            pages[uri] = PageExpectation(f"the page the build generates for {docs_dir}/{uri}", blocks)
+        else:
+            pages[uri] = PageExpectation(f"{docs_dir}/{uri} as it is", blocks)
+    allowed = "\n".join(f" {t} " for t in seen)
+    forbidden: dict[str, str] = {}
+    for e in build.content.entries():
+        st = build.states[e.path]
+        if st.published and published.get(e.src_uri) is not None and published[e.src_uri].text == e.text:
+            continue  # the working copy is what is published
+        where = f"the unsigned change to {e.path}" if st.published else f"{e.path}, which is not published"
+        for phrase in _phrases(e.title, e.lede, e.body, render_md):
+            if f" {phrase} " not in allowed:
+                forbidden.setdefault(phrase, where)
+    return Expected(pages, tuple(sorted(forbidden.items())))
+
+
+def _phrases(title: str, lede: str, body: str, render_md: Render) -> list[str]:
+    found = [pagetext.normalise(title), pagetext.normalise(lede)]
+    found += [s.text for s in pagetext.read(render_md(body)).segments if s.kind == "text"]
+    return [p for p in dict.fromkeys(found) if len(p.split()) >= MIN_WORDS]
+
+
+def _snippet(phrase: str) -> str:
+    return phrase if len(phrase) <= 60 else phrase[:59].rstrip() + "…"
+
+
+def page_problems(where: str, uri: str | None, markup: str, expected: Expected) -> list[Problem]:
+    """Problems of one HTML page (``uri``: the docs path of the page it is, None for a theme page)."""
+    text = pagetext.read(markup)
+    out: list[Problem] = []
+    want = expected.pages.get(uri) if uri is not None else None
+    if want is not None and want.entry is not None:
+        out += _marker_problems(where, markup, *want.entry)
+    if want is not None:
+        missing = [b for b in want.blocks if b not in text]
+        if missing:
+            out.append(Problem(where, 1, f"does not show {want.what}: {len(missing)} of {len(want.blocks)} "
+                                         f"blocks of its text are missing, the first '{_snippet(missing[0])}'",
+                               REMEDY))
+    out += _leaks(where, text, expected, None)
+    return out
+
+
+def record_problems(where: str, line: int, title: str, text: str, expected: Expected) -> list[Problem]:
+    """Problems of one search record: unpublished text in its title or text."""
+    return _leaks(where, pagetext.read(f"<p>{html.escape(title)}</p>\n{text}"), expected, line)
+
+
+def _leaks(where: str, text: pagetext.Text, expected: Expected, line: int | None) -> list[Problem]:
+    out = []
+    for phrase, source in expected.forbidden:
+        at = text.find(phrase)
+        if at is not None:
+            out.append(Problem(where, line or at, f"shows '{_snippet(phrase)}', from {source}", LEAK_REMEDY))
+    return out
+
+
+def _marker_problems(where: str, markup: str, path: str, fingerprint: str) -> list[Problem]:
+    found = markers(markup)
+    if not found:
+        return [Problem(where, 1, f"no {MARKER} marker: the page does not claim to be the signed version of "
+                                  f"{path} ({fingerprint})", REMEDY)]
+    return [Problem(where, line, f"the {MARKER} marker says '{value}', but the published version of {path} "
+                                 f"is {fingerprint}", REMEDY)
+            for line, value in found if value != f"{path} {fingerprint}"]
+
+
+def markers(markup: str) -> list[tuple[int, str]]:
+    """(line, content) of each ``<meta name="gloss-entry">`` in a page."""
+    from html.parser import HTMLParser
+
+    found: list[tuple[int, str]] = []
+
+    class Finder(HTMLParser):
+        def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+            values = {k.lower(): v or "" for k, v in attrs}
+            if tag == "meta" and values.get("name", "").lower() == MARKER:
+                found.append((self.getpos()[0], " ".join(values.get("content", "").split())))
+
+    finder = Finder(convert_charrefs=True)
+    finder.feed(markup)
+    finder.close()
+    return found
+
+
+def marker(path: str, fingerprint: str) -> str:
+    """The marker our plugin writes into the ``<head>`` of a published entry's page."""
+    return f'<meta name="{MARKER}" content="{html.escape(path)} {html.escape(fingerprint)}">'
