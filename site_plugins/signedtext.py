@@ -9,18 +9,21 @@ published entries only, each chrome page from its source. Then, for a built site
 - every published entry's page must carry ``<meta name="gloss-entry" content="PATH FINGERPRINT">`` with
   the fingerprint the sign-off module says is published (our plugin writes it; it marks which signed
   version the page claims to be, so an engine that runs no plugin is caught at once);
-- every page the build has must show every block of text the build renders for it (compared as
-  :mod:`site_plugins.pagetext` normalises it: words in order, whatever the markup), so a page built from
-  the unsigned working copy, a planted ``terms/index.md`` or a changed chrome page is caught;
+- every page the build has must show every block of text the build renders for it, each as a block of
+  its own (a paragraph, list item, heading, cell...: compared as :mod:`site_plugins.pagetext` normalises
+  it, words in order whatever the markup), so a page built from the unsigned working copy, a planted
+  ``terms/index.md``, a changed chrome page or a word changed or added inside a block is caught;
 - no page and no search record may show a phrase (of three words or more) of an entry that is not
   published, or of the unsigned change to one that is (its title, its definition or summary, each
   paragraph, list item, heading or cell of its body), unless that phrase is also in what the build
   renders for some page (then it is published text anyway).
 
-What it does not prove: that a page shows *nothing else* (a theme's words, navigation and any added
-text that quotes no unpublished entry pass); that code blocks, figures and charts look right beyond
-their text; phrases of one or two words. The marker itself can be copied: it is a claim, the text
-checks are the evidence.
+What it does not prove: that a page shows *nothing else* (a theme's words, navigation, and whole blocks
+added to a page that quote no unpublished entry pass); that code blocks, figures and charts look right
+beyond their text; that the order of the blocks is kept; phrases of one or two words of a draft. The
+marker itself can be copied: it is a claim, the text checks are the evidence. The comparison needs the
+site's Markdown extensions as ``mkdocs.yml`` declares them; another engine's different rendering of the
+same signed text is a finding (fail closed), never a pass.
 """
 
 from __future__ import annotations
@@ -134,7 +137,8 @@ def page_problems(where: str, uri: str | None, markup: str, expected: Expected) 
     if want is not None and want.entry is not None:
         out += _marker_problems(where, markup, *want.entry)
     if want is not None:
-        missing = [b for b in want.blocks if b not in text]
+        shown = {s.text for s in text.segments}
+        missing = [b for b in want.blocks if b not in shown]
         if missing:
             out.append(Problem(where, 1, f"does not show {want.what}: {len(missing)} of {len(want.blocks)} "
                                          f"blocks of its text are missing, the first '{_snippet(missing[0])}'",

@@ -1,0 +1,185 @@
+"""``gloss audit`` checks what pages say, not only which files exist: a page at a published address must
+carry the marker of the signed version and show every block of text the build renders for it, and no page
+or search record may show a phrase of a draft or of an unsigned change. Hostile sites are made two ways:
+by planting HTML into a site built by gloss, and by building with Zensical (which runs no MkDocs plugin).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import gatekit
+import pytest
+
+from site_plugins import audit, cli, pagetext, signedtext, sitebuild
+
+REMEDY = signedtext.REMEDY
+LEAK = signedtext.LEAK_REMEDY
+TILING = "content/terms/tiling.md, which is not published"
+CHANGE = "the unsigned change to content/terms/warp.md"
+CHANGED = gatekit.SIGNED.replace("A signed body.", "An unsigned change to the body.")
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, list[str]]:
+    code = cli.main(["audit", *args])
+    out, _ = capsys.readouterr()
+    return code, out.splitlines()
+
+
+def changed(root: Path) -> Path:
+    """content/terms/warp.md signed, then edited and committed without a new sign-off: the signed version
+    is the one published."""
+    gatekit.signed(root)
+    (root / "content/terms/warp.md").write_text(CHANGED)
+    gatekit.commit_all(root, "an unsigned edit")
+    return root
+
+
+@pytest.fixture
+def built(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    root = changed(tmp_path)
+    ok, _, why = sitebuild.build_site(root / "mkdocs.yml", root / "site", strict=False)
+    assert ok, why
+    monkeypatch.chdir(root)
+    return root
+
+
+def fingerprint(root: Path) -> str:
+    (line,) = signedtext.markers((root / "site/terms/warp/index.html").read_text())
+    return line[1].split()[1]
+
+
+def test_the_signed_version_is_built_marked_and_audits_clean(built: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    page = (built / "site/terms/warp/index.html").read_text()
+    assert "A signed body." in page and "unsigned change" not in page
+    assert signedtext.markers(page)[0][1].startswith("content/terms/warp.md sha256:")
+    assert run(capsys, "site") == (0, ["gloss audit: site holds only site chrome and published entries"])
+
+
+def test_the_unsigned_working_copy_at_a_published_address(built: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    page = built / "site/terms/warp/index.html"
+    text = page.read_text().replace("A signed body.", "An unsigned change to the body.")
+    page.write_text(text)
+    line = next(n for n, t in enumerate(text.splitlines(), 1) if "unsigned change" in t)
+    assert run(capsys, "site") == (1, [
+        f"site/terms/warp/index.html:1: does not show the signed version of content/terms/warp.md: 1 of 4 blocks "
+        f"of its text are missing, the first 'a signed body'; {REMEDY}",
+        f"site/terms/warp/index.html:{line}: shows 'an unsigned change to the body', from {CHANGE}; {LEAK}",
+    ])
+
+
+def test_the_marker_must_name_the_signed_version(built: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    page = built / "site/terms/warp/index.html"
+    fp = fingerprint(built)
+    marked = page.read_text()
+    line = next(n for n, t in enumerate(marked.splitlines(), 1) if signedtext.MARKER in t)
+    page.write_text(marked.replace(fp, "sha256:" + "0" * 64))
+    assert run(capsys, "site") == (1, [
+        f"site/terms/warp/index.html:{line}: the gloss-entry marker says 'content/terms/warp.md sha256:{'0' * 64}', "
+        f"but the published version of content/terms/warp.md is {fp}; {REMEDY}"])
+    page.write_text(marked.replace(signedtext.marker("content/terms/warp.md", fp), ""))
+    assert run(capsys, "site") == (1, [
+        f"site/terms/warp/index.html:1: no gloss-entry marker: the page does not claim to be the signed version of "
+        f"content/terms/warp.md ({fp}); {REMEDY}"])
+
+
+def test_a_planted_a_to_z_and_changed_chrome(built: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    site = built / "site"
+    (site / "terms/index.html").write_text(
+        "<html><head><title>Glossary</title></head><body>\n<h1>Glossary</h1>\n<ul>\n"
+        "<li>What is tiling in CUDA? Tiling stages a piece of an array in shared memory.</li>\n"
+        '<li><a href="warp/" title="A warp is a group of threads that run in step.">Warp</a></li>\n</ul>\n'
+        "</body></html>\n")
+    home = site / "index.html"
+    home.write_text(home.read_text().replace("See the", "Do not see the"))
+    code, out = run(capsys, "site")
+    assert (code, out) == (1, [
+        f"site/index.html:1: does not show content/index.md as it is: 1 of 2 blocks of its text are missing, the first "
+        f"'see the glossary'; {REMEDY}",
+        f"site/terms/index.html:1: does not show the page the build generates for content/terms/index.md: 4 of 5 "
+        f"blocks of its text are missing, the first 'every term with its one line definition a to z'; {REMEDY}",
+        f"site/terms/index.html:4: shows 'tiling stages a piece of an array in shared memory', from {TILING}; {LEAK}",
+        f"site/terms/index.html:4: shows 'what is tiling in cuda', from {TILING}; {LEAK}",
+    ])
+
+
+def test_draft_text_anywhere_is_found(built: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    site = built / "site"
+    missing = site / "404.html"
+    text = missing.read_text()
+    missing.write_text(text + '<p>Tiles <em>pay</em> in\ntwo ways.</p>\n<img alt="The first lesson" src="x.png">\n')
+    first = text.count("\n") + 1
+    index = site / "search/search_index.json"
+    data = json.loads(index.read_text())
+    data["docs"].append({"location": "terms/warp/", "title": "What is TILING in CUDA?", "text": "words"})
+    index.write_text(json.dumps(data))
+    code, out = run(capsys, "site")
+    assert (code, out) == (1, [
+        f"site/404.html:{first}: shows 'tiles pay in two ways', from {TILING}; {LEAK}",
+        f"site/404.html:{first + 2}: shows 'the first lesson', from content/lessons/day01-intro.md, which is not "
+        f"published; {LEAK}",
+        f"site/search/search_index.json:{len(data['docs'])}: shows 'what is tiling in cuda', from {TILING}; {LEAK}",
+    ])
+
+
+def test_an_entry_s_file_must_be_the_signed_bytes(built: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (built / "site/images/fig.svg").write_text(gatekit.SCRIPT_SVG)
+    assert run(capsys, "site") == (1, [
+        "site/images/fig.svg:1: a file whose bytes are not the version published (as signed with the entry that "
+        f"uses it, or the code file as published); {audit.REMEDY}"])
+
+
+def test_text_is_compared_as_words() -> None:
+    assert pagetext.normalise("  Don’t  <b>stall</b>: the ＷARP-level “ops” ") == "don t b stall b the warp level ops"
+    text = pagetext.read("<html><head><title>T</title><script>var secret = 'a b c';</script></head>\n<body>"
+                         "<p>One <code>two</code>three<br>four</p>\n<pre><code>x = 1\n</code></pre>"
+                         '<a title="Tip text">x</a></body></html>')
+    assert [(s.line, s.text, s.kind) for s in text.segments] == [
+        (1, "t", "text"), (2, "one twothree four", "text"), (3, "x 1", "code"), (4, "tip text", "attr"),
+        (4, "x", "text")]
+    assert "twothree four" in text and "three four" not in text and "a b c" not in text
+    assert text.find("x 1") == 3 and text.find("nothing") is None
+
+
+ZENSICAL = importlib.util.find_spec("zensical") is not None
+
+
+@pytest.mark.skipif(not ZENSICAL, reason="Zensical is not installed (pip install zensical)")
+def test_zensical_serving_the_working_copy_and_a_planted_a_to_z(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    # The signed entry is changed since sign-off and an A–Z is planted; Zensical serves both as they are,
+    # at the addresses a gloss build uses for the signed version and the generated A–Z.
+    root = changed(tmp_path)
+    (root / "content/terms/index.md").write_text("# Glossary\n\nOnly the terms we like.\n")
+    (root / "mkdocs.yml").write_text(gatekit.CONFIG.replace("name: mkdocs", "name: material"))
+    gatekit.commit_all(root, "planted")
+    zensical = Path(sys.executable).parent / "zensical"
+    done = subprocess.run([str(zensical) if zensical.exists() else "zensical", "build", "-f", "mkdocs.yml"],
+                          cwd=root, capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+    monkeypatch.chdir(root)
+    code, out = run(capsys, "site")
+    assert code == 1
+    fp = signedtext.markers(_gloss_page(tmp_path / "gloss"))[0][1].split()[1]
+    warp = "site/terms/warp/index.html"
+    assert (f"{warp}:1: no gloss-entry marker: the page does not claim to be the signed version of "
+            f"content/terms/warp.md ({fp}); {REMEDY}") in out
+    assert any(line.startswith(f"{warp}:1: does not show the signed version of content/terms/warp.md: ")
+               for line in out)
+    assert any(line.startswith(f"{warp}:") and f"shows 'an unsigned change to the body', from {CHANGE}; " in line
+               for line in out)
+    assert any(line.startswith("site/terms/index.html:1: does not show the page the build generates for "
+                               "content/terms/index.md: ") for line in out)
+    assert any(line.startswith("site/search.json:") and f"from {CHANGE}" in line for line in out)
+
+
+def _gloss_page(root: Path) -> str:
+    """The warp page of the same project built by gloss (for its signed fingerprint)."""
+    changed(root)
+    ok, _, why = sitebuild.build_site(root / "mkdocs.yml", root / "site", strict=False)
+    assert ok, why
+    return (root / "site/terms/warp/index.html").read_text()
