@@ -23,16 +23,14 @@ from __future__ import annotations
 
 import importlib.util
 import os
-import re
 import stat
 import subprocess
 from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path, PurePosixPath
-from urllib.parse import unquote
+from pathlib import Path
 
 from site_plugins import audit, render, signedtext, textfile
-from site_plugins.content import normalise
+from site_plugins.entryfiles import targets
 from site_plugins.messages import Problem
 from site_plugins.pipeline import Build
 
@@ -45,14 +43,6 @@ UNSIGNED_REMEDY = "commit it, then have that entry signed again (gloss sign)"
 STRAY = "this file is used by no entry and is not declared site chrome, so it is not published"
 STRAY_REMEDY = ("link it from an entry (it is published with that entry once the entry is signed), or list it "
                 "under the gloss plugin's 'chrome:' option in mkdocs.yml if it is site chrome; else delete it")
-
-# Where an entry's body names another file: Markdown links and images, reference definitions, and the
-# URL attributes of raw HTML (srcset lists several).
-_MD_TARGET = re.compile(r"\]\(\s*<?([^)\s>]+)")
-_REF_DEF = re.compile(r"^ {0,3}\[[^\]]+\]:\s*<?(\S+?)>?(?:\s|$)", re.MULTILINE)
-_ATTR = re.compile(r"\b(?P<name>src|href|data|poster|srcset|xlink:href)\s*=\s*(?:\"([^\"]*)\"|'([^']*)'|([^\s>]+))",
-                   re.IGNORECASE)
-
 
 @dataclass
 class Plan:
@@ -86,24 +76,6 @@ def docs_files(docs: Path) -> list[str]:
             if not p.is_symlink():
                 out.append(p.relative_to(docs).as_posix())
     return sorted(out)
-
-
-def targets(page_uri: str, markdown: str) -> set[str]:
-    """Docs paths that the links, images and raw-HTML URLs of a page's Markdown name (relative ones only)."""
-    base = PurePosixPath(page_uri).parent
-    found: list[str] = [m.group(1) for m in _MD_TARGET.finditer(markdown)]
-    found += [m.group(1) for m in _REF_DEF.finditer(markdown)]
-    for m in _ATTR.finditer(markdown):
-        value = next(g for g in m.groups()[1:] if g is not None)
-        found += [part.strip().split(" ")[0] for part in value.split(",")] if m["name"].lower() == "srcset" \
-            else [value]
-    out = set()
-    for raw in found:
-        t = unquote(raw.strip().split("#", 1)[0].split("?", 1)[0])
-        if not t or "://" in t or t.startswith(("/", "mailto:", "data:", "javascript:")):
-            continue
-        out.add(normalise(base / t))
-    return out
 
 
 def plan(root: Path, docs_dir: str, build: Build, *, chrome: Collection[str], preview: bool,
