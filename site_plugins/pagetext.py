@@ -5,7 +5,9 @@ words a reader reads. So a page is reduced to *segments*: the text between block
 a list item, a table cell, a heading, the ``<title>``...), each with the line it starts on, plus the
 values of the attributes a reader is shown (``title`` tooltips, ``alt``, ``aria-label``, ``placeholder``,
 a ``<meta>`` description). Each is normalised (:func:`normalise`): Unicode NFKC, case folded, every run of
-characters that are not letters, digits or ``_`` one space. Scripts, styles and templates are not text.
+characters that are not letters, digits or ``_`` one space. Scripts, styles, templates, comments and other
+attribute values are not shown text, but are kept as "hidden" segments, so that a search for a phrase
+finds it there too.
 
 Pure over strings; :mod:`site_plugins.signedtext` uses it on built pages and on what the build renders.
 """
@@ -41,7 +43,9 @@ def normalise(text: str) -> str:
 class Segment:
     line: int
     text: str  # normalised, never empty
-    kind: str = "text"  # "text", "code" (inside <pre>) or "attr" (an attribute value a reader is shown)
+    # "text"; "code" (inside <pre>); "attr" (an attribute value a reader is shown); "hidden" (what the page
+    # holds but does not show as such: scripts, styles, comments, other attribute values)
+    kind: str = "text"
 
 
 @dataclass
@@ -79,6 +83,7 @@ class _Reader(HTMLParser):
         self._line = 1
         self._skip = 0
         self._pre = 0
+        self._hidden: list[str] = []
 
     def _flush(self) -> None:
         text = normalise("".join(self._buf))
@@ -95,6 +100,7 @@ class _Reader(HTMLParser):
     def _open(self, tag: str, attrs: list[tuple[str, str | None]], *, closed: bool) -> None:
         if tag in SKIP:
             self._skip += 0 if closed else 1
+            self._hidden = []
             return
         if self._skip:
             return
@@ -106,14 +112,19 @@ class _Reader(HTMLParser):
             self._pre += 1
         line = self.getpos()[0]
         values = {k.lower(): v or "" for k, v in attrs}
-        shown = [values[a] for a in SHOWN_ATTRS if values.get(a)]
+        shown = [a for a in SHOWN_ATTRS if values.get(a)]
         if tag == "meta" and _META_SHOWN.match(values.get("name") or values.get("property") or ""):
-            shown.append(values.get("content", ""))
-        self.segments += [Segment(line, t, "attr") for v in shown if (t := normalise(v))]
+            shown.append("content")
+        self.segments += [Segment(line, t, "attr" if name in shown else "hidden")
+                          for name, v in values.items() if (t := normalise(v))]
 
     def handle_endtag(self, tag: str) -> None:
         if tag in SKIP:
             self._skip = max(0, self._skip - 1)
+            text = normalise("".join(self._hidden))
+            if text:
+                self.segments.append(Segment(self.getpos()[0], text, "hidden"))
+            self._hidden = []
             return
         if self._skip:
             return
@@ -122,8 +133,14 @@ class _Reader(HTMLParser):
         if tag == "pre":
             self._pre = max(0, self._pre - 1)
 
+    def handle_comment(self, data: str) -> None:
+        text = normalise(data)
+        if text:
+            self.segments.append(Segment(self.getpos()[0], text, "hidden"))
+
     def handle_data(self, data: str) -> None:
         if self._skip:
+            self._hidden.append(data)
             return
         if not "".join(self._buf).strip() and data.strip():  # the line where the text itself starts
             lead = data[: len(data) - len(data.lstrip())]

@@ -13,10 +13,11 @@ published entries only, each chrome page from its source. Then, for a built site
   its own (a paragraph, list item, heading, cell...: compared as :mod:`site_plugins.pagetext` normalises
   it, words in order whatever the markup), so a page built from the unsigned working copy, a planted
   ``terms/index.md``, a changed chrome page or a word changed or added inside a block is caught;
-- no page and no search record may show a phrase (of three words or more) of an entry that is not
+- no page and no search record may hold a phrase (of three words or more) of an entry that is not
   published, or of the unsigned change to one that is (its title, its definition or summary, each
-  paragraph, list item, heading or cell of its body), unless that phrase is also in what the build
-  renders for some page (then it is published text anyway).
+  paragraph, list item, heading or cell of its body), in its text, an attribute, a script, a style or a
+  comment, unless that phrase is also in what the build renders for some page (then it is published text
+  anyway).
 
 What it does not prove: that a page shows *nothing else* (a theme's words, navigation, and whole blocks
 added to a page that quote no unpublished entry pass); that code blocks, figures and charts look right
@@ -95,7 +96,7 @@ def expect(build: Build, handwritten: Mapping[str, str], chrome: Iterable[str], 
             sources[uri] = handwritten[uri]
     for uri, markdown in sorted(sources.items()):
         text = pagetext.read(render_md(_body(render.add_term_tips(markdown, uri, build.term_tips))))
-        blocks = tuple(dict.fromkeys(s.text for s in text.segments if s.kind != "attr"))
+        blocks = tuple(dict.fromkeys(s.text for s in text.segments if s.kind in ("text", "code")))
         seen += [s.text for s in text.segments]
         e = published.get(uri)
         if e is not None:
@@ -137,7 +138,7 @@ def page_problems(where: str, uri: str | None, markup: str, expected: Expected) 
     if want is not None and want.entry is not None:
         out += _marker_problems(where, markup, *want.entry)
     if want is not None:
-        shown = {s.text for s in text.segments}
+        shown = {s.text for s in text.segments if s.kind != "hidden"}
         missing = [b for b in want.blocks if b not in shown]
         if missing:
             out.append(Problem(where, 1, f"does not show {want.what}: {len(missing)} of {len(want.blocks)} "

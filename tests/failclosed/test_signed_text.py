@@ -111,7 +111,9 @@ def test_draft_text_anywhere_is_found(built: Path, capsys: pytest.CaptureFixture
     site = built / "site"
     missing = site / "404.html"
     text = missing.read_text()
-    missing.write_text(text + '<p>Tiles <em>pay</em> in\ntwo ways.</p>\n<img alt="The first lesson" src="x.png">\n')
+    missing.write_text(text + '<p>Tiles <em>pay</em> in\ntwo ways.</p>\n<img alt="The first lesson" src="x.png">\n'
+                       '<script>document.title = "A bank conflict serialises shared-memory accesses"</script>\n'
+                       '<!-- Read about tiling and bank conflicts -->\n')
     first = text.count("\n") + 1
     index = site / "search/search_index.json"
     data = json.loads(index.read_text())
@@ -122,6 +124,10 @@ def test_draft_text_anywhere_is_found(built: Path, capsys: pytest.CaptureFixture
         f"site/404.html:{first}: shows 'tiles pay in two ways', from {TILING}; {LEAK}",
         f"site/404.html:{first + 2}: shows 'the first lesson', from content/lessons/day01-intro.md, which is not "
         f"published; {LEAK}",
+        f"site/404.html:{first + 3}: shows 'a bank conflict serialises shared memory accesses', from "
+        f"content/terms/bank-conflict.md, which is not published; {LEAK}",
+        f"site/404.html:{first + 4}: shows 'read about tiling and bank conflicts', from "
+        f"content/lessons/day01-intro.md, which is not published; {LEAK}",
         f"site/search/search_index.json:{len(data['docs'])}: shows 'what is tiling in cuda', from {TILING}; {LEAK}",
     ])
 
@@ -139,10 +145,10 @@ def test_text_is_compared_as_words() -> None:
                          "<p>One <code>two</code>three<br>four</p>\n<pre><code>x = 1\n</code></pre>"
                          '<a title="Tip text">x</a></body></html>')
     assert [(s.line, s.text, s.kind) for s in text.segments] == [
-        (1, "t", "text"), (2, "one twothree four", "text"), (3, "x 1", "code"), (4, "tip text", "attr"),
-        (4, "x", "text")]
-    assert "twothree four" in text and "three four" not in text and "a b c" not in text
-    assert text.find("x 1") == 3 and text.find("nothing") is None
+        (1, "t", "text"), (1, "var secret a b c", "hidden"), (2, "one twothree four", "text"), (3, "x 1", "code"),
+        (4, "tip text", "attr"), (4, "x", "text")]
+    assert "twothree four" in text and "three four" not in text
+    assert text.find("x 1") == 3 and text.find("secret a b c") == 1 and text.find("nothing") is None
 
 
 ZENSICAL = importlib.util.find_spec("zensical") is not None
