@@ -21,7 +21,6 @@ REMEDY = signedtext.REMEDY
 LEAK = signedtext.LEAK_REMEDY
 TILING = "content/terms/tiling.md, which is not published"
 CHANGE = "the unsigned change to content/terms/warp.md"
-CHANGED = gatekit.SIGNED.replace("A signed body.", "An unsigned change to the body.")
 
 
 def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, list[str]]:
@@ -30,18 +29,9 @@ def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, list[str]]
     return code, out.splitlines()
 
 
-def changed(root: Path) -> Path:
-    """content/terms/warp.md signed, then edited and committed without a new sign-off: the signed version
-    is the one published."""
-    gatekit.signed(root)
-    (root / "content/terms/warp.md").write_text(CHANGED)
-    gatekit.commit_all(root, "an unsigned edit")
-    return root
-
-
 @pytest.fixture
 def built(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    root = changed(tmp_path)
+    root = gatekit.changed(tmp_path)
     ok, _, why = sitebuild.build_site(root / "mkdocs.yml", root / "site", strict=False)
     assert ok, why
     monkeypatch.chdir(root)
@@ -159,10 +149,7 @@ def test_zensical_serving_the_working_copy_and_a_planted_a_to_z(tmp_path: Path, 
                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     # The signed entry is changed since sign-off and an A–Z is planted; Zensical serves both as they are,
     # at the addresses a gloss build uses for the signed version and the generated A–Z.
-    root = changed(tmp_path)
-    (root / "content/terms/index.md").write_text("# Glossary\n\nOnly the terms we like.\n")
-    (root / "mkdocs.yml").write_text(gatekit.CONFIG.replace("name: mkdocs", "name: material"))
-    gatekit.commit_all(root, "planted")
+    root = gatekit.hostile(tmp_path)
     zensical = Path(sys.executable).parent / "zensical"
     done = subprocess.run([str(zensical) if zensical.exists() else "zensical", "build", "-f", "mkdocs.yml"],
                           cwd=root, capture_output=True, text=True, timeout=300, check=False)
@@ -185,7 +172,7 @@ def test_zensical_serving_the_working_copy_and_a_planted_a_to_z(tmp_path: Path, 
 
 def _gloss_page(root: Path) -> str:
     """The warp page of the same project built by gloss (for its signed fingerprint)."""
-    changed(root)
+    gatekit.changed(root)
     ok, _, why = sitebuild.build_site(root / "mkdocs.yml", root / "site", strict=False)
     assert ok, why
     return (root / "site/terms/warp/index.html").read_text()
