@@ -139,10 +139,10 @@ class GlossPlugin(BasePlugin[GlossConfig]):
         # What each page must show is rendered here, before the pages' Markdown is handed over, and only
         # when the audit will run (preview and serve show drafts on purpose).
         audited = not self.preview and self.reuse is None
-        text = signedtext.expect(build, checked.handwritten, self.config.chrome, self.docs_dir,
-                                 signedtext.renderer(config)) if audited else None
+        expected = signedtext.expect(build, checked.handwritten, self.config.chrome, self.docs_dir,
+                                     signedtext.renderer(config)) if audited else None
         self.manifest = staging.manifest(checked.staged, build, self.docs_dir, site_url=config.site_url or "",
-                                         asset_dirs=staging.asset_dirs(config.theme.dirs), text=text)
+                                         asset_dirs=staging.asset_dirs(config.theme.dirs), text=expected)
         self.markers = {e.src_uri: signedtext.marker(e.path, fp) for e in build.published.entries()
                         if (fp := build.states[e.path].signed_fingerprint) and build.states[e.path].published}
         inc = self.incremental

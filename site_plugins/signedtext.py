@@ -70,7 +70,7 @@ def renderer(config: Any) -> Render:
 
     def convert(text: str) -> str:
         md.reset()
-        return md.convert(text)
+        return str(md.convert(text))
 
     return convert
 
