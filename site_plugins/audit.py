@@ -18,6 +18,7 @@ last step call :func:`audit`. No symbolic link is followed.
 
 from __future__ import annotations
 
+import codecs
 import gzip
 import hashlib
 import html
@@ -216,7 +217,7 @@ def audit(site: Path, manifest: Manifest, label: str | None = None) -> list[Prob
         if lower.endswith((".html", ".htm", ".xhtml")):
             if rel not in manifest.page_files and rel not in THEME_PAGES:  # (TERMS/X/ is another page)
                 out.append(Problem(where, 1, "a page that is neither site chrome nor a published entry", REMEDY))
-            markup = path.read_text(encoding="utf-8", errors="replace")
+            markup = decode(path.read_bytes())
             out += link_problems(where, rel, markup, manifest)
             if manifest.text is not None:
                 out += signedtext.page_problems(where, manifest.page_uris.get(rel), markup, manifest.text)
@@ -233,6 +234,16 @@ def audit(site: Path, manifest: Manifest, label: str | None = None) -> list[Prob
             out.append(Problem(where, 1, "a file that is neither a theme asset, site chrome nor a published "
                                          "entry's file", REMEDY))
     return sorted(set(out))
+
+
+def decode(data: bytes) -> str:
+    """A page's text as a browser decodes it: by its byte-order mark, else UTF-8 (what every engine writes)."""
+    for bom, encoding in ((codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"),
+                          (codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF16_LE, "utf-16"),
+                          (codecs.BOM_UTF16_BE, "utf-16")):
+        if data.startswith(bom):
+            return data.decode(encoding, errors="replace")
+    return data.decode("utf-8", errors="replace")
 
 
 def digest(data: bytes) -> str:

@@ -34,7 +34,7 @@ def manifest(config_file: Path) -> audit.Manifest:
                                preview=False)  # a published site never shows drafts
     checked = checks.run(root, opts)
     text = signedtext.expect(checked.build, checked.handwritten, opts.chrome, opts.docs_dir,
-                             signedtext.renderer(cfg))
+                             signedtext.renderer(cfg), staging.page_reader(root, opts.docs_dir))
     return staging.manifest(checked.staged, checked.build, opts.docs_dir, site_url=cfg.site_url or "",
                             asset_dirs=staging.asset_dirs(cfg.theme.dirs), text=text)
 

@@ -140,7 +140,8 @@ class GlossPlugin(BasePlugin[GlossConfig]):
         # when the audit will run (preview and serve show drafts on purpose).
         audited = not self.preview and self.reuse is None
         expected = signedtext.expect(build, checked.handwritten, self.config.chrome, self.docs_dir,
-                                     signedtext.renderer(config)) if audited else None
+                                     signedtext.renderer(config), staging.page_reader(self.root, self.docs_dir)
+                                     ) if audited else None
         self.manifest = staging.manifest(checked.staged, build, self.docs_dir, site_url=config.site_url or "",
                                          asset_dirs=staging.asset_dirs(config.theme.dirs), text=expected)
         self.markers = {e.src_uri: signedtext.marker(e.path, fp) for e in build.published.entries()

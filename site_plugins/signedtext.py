@@ -82,9 +82,11 @@ def _body(markdown: str) -> str:
 
 
 def expect(build: Build, handwritten: Mapping[str, str], chrome: Iterable[str], docs_dir: str,
-           render_md: Render) -> Expected:
+           render_md: Render, read: Callable[[str], str | None] = lambda uri: None) -> Expected:
     """What each page of a ``gloss build`` of this decision shows, and the phrases no page may show.
-    ``handwritten``: each chrome page's Markdown as the build hands it over (checks.Checked.handwritten)."""
+    ``handwritten``: each chrome page's Markdown as the build hands it over (checks.Checked.handwritten);
+    ``read(uri)``: the text of a page under the docs folder that is no entry and no chrome, or of an entry
+    that does not parse (their words are not published either)."""
     from site_plugins import render  # (render imports the audit, which imports this module)
 
     pages: dict[str, PageExpectation] = {}
@@ -117,7 +119,26 @@ def expect(build: Build, handwritten: Mapping[str, str], chrome: Iterable[str], 
         for phrase in _phrases(e.title, e.lede, e.body, render_md):
             if f" {phrase} " not in allowed:
                 forbidden.setdefault(phrase, where)
+    for uri in sorted({*build.content.unloaded, *build.unlisted}):
+        text = read(uri)
+        if text is None:
+            continue
+        body, meta = _front(text)
+        lede = meta.get("definition", meta.get("summary"))
+        for phrase in _phrases(str(meta.get("title", "")), str(lede or ""), body, render_md):
+            if f" {phrase} " not in allowed:
+                forbidden.setdefault(phrase, f"{docs_dir}/{uri}, which is not published")
     return Expected(pages, tuple(sorted(forbidden.items())))
+
+
+def _front(text: str) -> tuple[str, dict[str, Any]]:
+    from mkdocs.utils.meta import get_data
+
+    try:
+        body, meta = get_data(text)
+    except Exception:  # (front matter MkDocs cannot read: the whole file is words a reader could see)
+        return text, {}
+    return body, meta if isinstance(meta, dict) else {}
 
 
 def _phrases(title: str, lede: str, body: str, render_md: Render) -> list[str]:

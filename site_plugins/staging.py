@@ -25,7 +25,7 @@ import importlib.util
 import os
 import stat
 import subprocess
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -201,6 +201,14 @@ def manifest(plan_: Plan, build: Build, docs_dir: str, *, site_url: str,
     digests = {uri: audit.digest(data) for uri, data in plan_.statics.items()}
     digests.update({render.code_raw_uri(f): audit.digest(t.encode("utf-8")) for f, t in build.code_files.items()})
     return audit.Manifest(frozenset(pages), frozenset(files), withheld, site_url, asset_dirs, digests, text)
+
+
+def page_reader(root: Path, docs_dir: str) -> Callable[[str], str | None]:
+    """Reads a page under the docs folder by its docs path (never through a link; None if unreadable)."""
+    def read(uri: str) -> str | None:
+        return textfile.read(root / docs_dir / uri, f"{docs_dir}/{uri}")[0]
+
+    return read
 
 
 def asset_dirs(theme_dirs: Sequence[str]) -> tuple[tuple[str, Path], ...]:

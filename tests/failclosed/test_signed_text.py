@@ -122,6 +122,27 @@ def test_draft_text_anywhere_is_found(built: Path, capsys: pytest.CaptureFixture
     ])
 
 
+def test_invisible_characters_another_encoding_and_pages_that_are_no_entry(
+        built: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # Added after the build: a page that is no entry nor chrome, and an entry that does not parse. Their
+    # words are unpublished too, however a page spells them.
+    (built / "content/notes.md").write_text("# Notes\n\nThe secret plan for next week.\n")
+    (built / "content/terms/broken.md").write_text("---\ntitle: [unclosed\n---\n\nA broken entry body here.\n")
+    site = built / "site"
+    (site / "404.html").write_bytes("<p>The secret plan\nfor next week.</p>\n".encode("utf-16"))
+    home = site / "index.html"
+    text = home.read_text()
+    home.write_text(text + "<p>Ti\u200bles pay in t\u00adwo ways.</p>\n<p>A broken entry body here.</p>\n")
+    first = text.count("\n") + 1
+    assert run(capsys, "site") == (1, [
+        f"site/404.html:1: shows 'the secret plan for next week', from content/notes.md, which is not published; "
+        f"{LEAK}",
+        f"site/index.html:{first}: shows 'tiles pay in two ways', from {TILING}; {LEAK}",
+        f"site/index.html:{first + 1}: shows 'a broken entry body here', from content/terms/broken.md, which is not "
+        f"published; {LEAK}",
+    ])
+
+
 def test_an_entry_s_file_must_be_the_signed_bytes(built: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (built / "site/images/fig.svg").write_text(gatekit.SCRIPT_SVG)
     assert run(capsys, "site") == (1, [
