@@ -58,10 +58,13 @@ class WorkTree:
             fd = os.open(self.root / path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
         except OSError:
             return None
-        with os.fdopen(fd, "rb") as fh:
-            if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):  # (a folder opens too, and is no file)
                 return None
-            data = fh.read(MAX_BYTES + 1)
+            with os.fdopen(fd, "rb", closefd=False) as fh:
+                data = fh.read(MAX_BYTES + 1)
+        finally:
+            os.close(fd)
         return data if len(data) <= MAX_BYTES else None
 
     def listdir(self, folder: str) -> list[str]:
@@ -91,8 +94,8 @@ class GitTree:
         return git(self.root, "show", f"{self.commit}:./{path}")
 
     def read_bytes(self, path: str) -> bytes | None:
-        try:
-            done = subprocess.run(["git", "-C", str(self.root), "show", f"{self.commit}:./{path}"],
+        try:  # (cat-file blob: a folder is no file, where `git show` would list it)
+            done = subprocess.run(["git", "-C", str(self.root), "cat-file", "blob", f"{self.commit}:./{path}"],
                                   capture_output=True, check=False, timeout=60)
         except (OSError, subprocess.TimeoutExpired):
             return None

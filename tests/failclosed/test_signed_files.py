@@ -89,3 +89,12 @@ def test_fingerprints_without_static_files_are_unchanged() -> None:
     assert len({fingerprint(s), fingerprint(with_figure), fingerprint(other_bytes)}) == 3
     assert changed_parts(covers(with_figure), other_bytes) == ["code or static files"]
     assert changed_parts(covers(s), s) == []
+
+
+def test_a_link_to_a_folder_is_no_file_in_the_signed_version(tmp_path: Path) -> None:
+    # The working copy and a git commit must agree on what the body names: a folder is no static file in either.
+    root = gatekit.signed(tmp_path, {WARP: gatekit.SIGNED + "\nSee [the lessons](../lessons/) and [more](../images/).\n"})
+    (root / WARP).write_text((root / WARP).read_text().replace("See", "Now see"))
+    gatekit.commit_all(root, "an unsigned edit")
+    st = pipeline.prepare(root).states[WARP]
+    assert (st.state, st.published, st.changed) == ("changed", True, ("text",))
