@@ -17,11 +17,13 @@ published entries only, each chrome page from its source. Then, for a built site
   published, or of the unsigned change to one that is (its title, its definition or summary, each
   paragraph, list item, heading or cell of its body), in its text, an attribute, a script, a style or a
   comment, unless that phrase is also in what the build renders for some page (then it is published text
-  anyway).
+  anyway); a shorter title is looked for as a block of its own (a navigation item, a list item, a
+  heading), as listings show titles.
 
 What it does not prove: that a page shows *nothing else* (a theme's words, navigation, and whole blocks
 added to a page that quote no unpublished entry pass); that code blocks, figures and charts look right
-beyond their text; that the order of the blocks is kept; phrases of one or two words of a draft. The
+beyond their text; that the order of the blocks is kept; phrases of one or two words of a draft other
+than a whole block that is its title. The
 marker itself can be copied: it is a claim, the text checks are the evidence. The comparison needs the
 site's Markdown extensions as ``mkdocs.yml`` declares them; another engine's different rendering of the
 same signed text is a finding (fail closed), never a pass.
@@ -59,6 +61,7 @@ class PageExpectation:
 class Expected:
     pages: Mapping[str, PageExpectation] = field(default_factory=dict)  # docs uri -> expectation
     forbidden: tuple[tuple[str, str], ...] = ()  # (normalised phrase, where it comes from)
+    titles: tuple[tuple[str, str], ...] = ()  # (normalised title of one or two words, where it comes from)
 
 
 def renderer(config: Any) -> Render:
@@ -110,25 +113,30 @@ def expect(build: Build, handwritten: Mapping[str, str], chrome: Iterable[str], 
         else:
             pages[uri] = PageExpectation(f"{docs_dir}/{uri} as it is", blocks)
     allowed = "\n".join(f" {t} " for t in seen)
-    forbidden: dict[str, str] = {}
+    unpublished: list[tuple[str, str, str, str]] = []  # (title, lede, body, where it comes from)
     for e in build.content.entries():
         st = build.states[e.path]
         if st.published and published.get(e.src_uri) is not None and published[e.src_uri].text == e.text:
             continue  # the working copy is what is published
         where = f"the unsigned change to {e.path}" if st.published else f"{e.path}, which is not published"
-        for phrase in _phrases(e.title, e.lede, e.body, render_md):
-            if f" {phrase} " not in allowed:
-                forbidden.setdefault(phrase, where)
+        unpublished.append((e.title, e.lede, e.body, where))
     for uri in sorted({*build.content.unloaded, *build.unlisted}):
         text = read(uri)
-        if text is None:
-            continue
-        body, meta = _front(text)
-        lede = meta.get("definition", meta.get("summary"))
-        for phrase in _phrases(str(meta.get("title", "")), str(lede or ""), body, render_md):
+        if text is not None:
+            body, meta = _front(text)
+            lede = meta.get("definition", meta.get("summary"))
+            unpublished.append((str(meta.get("title", "")), str(lede or ""), body,
+                                f"{docs_dir}/{uri}, which is not published"))
+    forbidden: dict[str, str] = {}
+    titles: dict[str, str] = {}
+    for title, lede, body, where in unpublished:
+        for phrase in _phrases(title, lede, body, render_md):
             if f" {phrase} " not in allowed:
-                forbidden.setdefault(phrase, f"{docs_dir}/{uri}, which is not published")
-    return Expected(pages, tuple(sorted(forbidden.items())))
+                forbidden.setdefault(phrase, where)
+        short = pagetext.normalise(title)
+        if short and len(short.split()) < MIN_WORDS and f"\n {short} \n" not in f"\n{allowed}\n":
+            titles.setdefault(short, where)  # a short title is looked for as a block of its own
+    return Expected(pages, tuple(sorted(forbidden.items())), tuple(sorted(titles.items())))
 
 
 def _front(text: str) -> tuple[str, dict[str, Any]]:
@@ -180,6 +188,13 @@ def _leaks(where: str, text: pagetext.Text, expected: Expected, line: int | None
         at = text.find(phrase)
         if at is not None:
             out.append(Problem(where, line or at, f"shows '{_snippet(phrase)}', from {source}", LEAK_REMEDY))
+    if expected.titles:
+        blocks: dict[str, int] = {}
+        for s in text.segments:
+            if s.kind != "hidden":
+                blocks.setdefault(s.text, s.line)
+        out += [Problem(where, line or blocks[title], f"shows '{title}', the title of {source}", LEAK_REMEDY)
+                for title, source in expected.titles if title in blocks]
     return out
 
 

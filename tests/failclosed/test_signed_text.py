@@ -103,7 +103,8 @@ def test_draft_text_anywhere_is_found(built: Path, capsys: pytest.CaptureFixture
     text = missing.read_text()
     missing.write_text(text + '<p>Tiles <em>pay</em> in\ntwo ways.</p>\n<img alt="The first lesson" src="x.png">\n'
                        '<script>document.title = "A bank conflict serialises shared-memory accesses"</script>\n'
-                       '<!-- Read about tiling and bank conflicts -->\n')
+                       '<!-- Read about tiling and bank conflicts -->\n'
+                       '<ul><li>An introduction to the site</li>\n<li><a href="#">Introduction</a></li></ul>\n')
     first = text.count("\n") + 1
     index = site / "search/search_index.json"
     data = json.loads(index.read_text())
@@ -118,6 +119,8 @@ def test_draft_text_anywhere_is_found(built: Path, capsys: pytest.CaptureFixture
         f"content/terms/bank-conflict.md, which is not published; {LEAK}",
         f"site/404.html:{first + 4}: shows 'read about tiling and bank conflicts', from "
         f"content/lessons/day01-intro.md, which is not published; {LEAK}",
+        f"site/404.html:{first + 6}: shows 'introduction', the title of content/lessons/day01-intro.md, which is "
+        f"not published; {LEAK}",
         f"site/search/search_index.json:{len(data['docs'])}: shows 'what is tiling in cuda', from {TILING}; {LEAK}",
     ])
 
