@@ -121,9 +121,9 @@ def expect(build: Build, handwritten: Mapping[str, str], chrome: Iterable[str], 
         where = f"the unsigned change to {e.path}" if st.published else f"{e.path}, which is not published"
         unpublished.append((e.title, e.lede, e.body, where))
     for uri in sorted({*build.content.unloaded, *build.unlisted}):
-        text = read(uri)
-        if text is not None:
-            body, meta = _front(text)
+        source = read(uri)
+        if source is not None:
+            body, meta = _front(source)
             lede = meta.get("definition", meta.get("summary"))
             unpublished.append((str(meta.get("title", "")), str(lede or ""), body,
                                 f"{docs_dir}/{uri}, which is not published"))
