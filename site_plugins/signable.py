@@ -53,7 +53,11 @@ class WorkTree:
         return textfile.read(file, path)[0] if file.is_file() else None
 
     def read_bytes(self, path: str) -> bytes | None:
-        """The bytes of a regular file, never through a symbolic link; None past MAX_BYTES."""
+        """The bytes of a regular file, never through a symbolic link (file or folder); None past MAX_BYTES."""
+        from site_plugins import textfile
+
+        if textfile.linked_part(self.root / path, path) is not None:
+            return None
         try:
             fd = os.open(self.root / path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
         except OSError:

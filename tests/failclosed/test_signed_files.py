@@ -73,6 +73,11 @@ def test_a_figure_replaced_by_a_link_is_not_read(tmp_path: Path) -> None:
     (root / "content/images/fig.svg").unlink()
     os.symlink("/etc/hostname", root / "content/images/fig.svg")
     assert WorkTree(root).read_bytes("content/images/fig.svg") is None
+    (root / "content/real").mkdir()
+    (root / "content/real/fig.svg").write_text(gatekit.FIGURE)
+    os.symlink("real", root / "content/linked")
+    assert WorkTree(root).read_bytes("content/real/fig.svg") == gatekit.FIGURE.encode()
+    assert WorkTree(root).read_bytes("content/linked/fig.svg") is None  # a linked folder is not read either
     s = pipeline.signable(root, pipeline.load_content(root, "content")[0].terms["warp"],
                           pipeline.measured.load_view(root))
     assert s.statics == ()  # (and the staging tree reports the link: test_gate)
@@ -93,7 +98,8 @@ def test_fingerprints_without_static_files_are_unchanged() -> None:
 
 def test_a_link_to_a_folder_is_no_file_in_the_signed_version(tmp_path: Path) -> None:
     # The working copy and a git commit must agree on what the body names: a folder is no static file in either.
-    root = gatekit.signed(tmp_path, {WARP: gatekit.SIGNED + "\nSee [the lessons](../lessons/) and [more](../images/).\n"})
+    body = "\nSee [the lessons](../lessons/) and [more](../images/).\n"
+    root = gatekit.signed(tmp_path, {WARP: gatekit.SIGNED + body})
     (root / WARP).write_text((root / WARP).read_text().replace("See", "Now see"))
     gatekit.commit_all(root, "an unsigned edit")
     st = pipeline.prepare(root).states[WARP]
