@@ -10,7 +10,10 @@ walks it and checks, against a :class:`Manifest` made from the publish decision 
 - no ``href``, ``src``, ``data``, ``srcset``, ``action``, ``poster``, CSS ``url()`` or refresh target in
   any page or search record names a withheld file (a draft, an unlisted page, a stray file) however it
   is spelled: letter case, percent-encoding, ``./`` and ``..``, ``index.html`` or a trailing slash,
-  ``.md``, a query or fragment, an absolute URL on the site's own address or a ``<base href>``.
+  ``.md``, a query or fragment, an absolute URL on the site's own address or a ``<base href>``;
+- each entry's static file and raw code download has exactly the bytes published (``Manifest.digests``);
+- what each page says (``Manifest.text``, :mod:`site_plugins.signedtext`): the marker and the text of the
+  signed version, the text of each generated and chrome page, and no words of anything unpublished.
 
 Pure over the folder and the manifest; ``gloss audit`` (:mod:`site_plugins.audit_cli`) and the plugin's
 last step call :func:`audit`. No symbolic link is followed.
