@@ -32,6 +32,7 @@ same signed text is a finding (fail closed), never a pass.
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -124,8 +125,8 @@ def expect(build: Build, handwritten: Mapping[str, str], chrome: Iterable[str], 
         source = read(uri)
         if source is not None:
             body, meta = _front(source)
-            lede = meta.get("definition", meta.get("summary"))
-            unpublished.append((str(meta.get("title", "")), str(lede or ""), body,
+            lede = meta.get("definition", meta.get("summary", ""))
+            unpublished.append((meta.get("title", ""), lede, body,
                                 f"{docs_dir}/{uri}, which is not published"))
     forbidden: dict[str, str] = {}
     titles: dict[str, str] = {}
@@ -139,14 +140,18 @@ def expect(build: Build, handwritten: Mapping[str, str], chrome: Iterable[str], 
     return Expected(pages, tuple(sorted(forbidden.items())), tuple(sorted(titles.items())))
 
 
-def _front(text: str) -> tuple[str, dict[str, Any]]:
-    from mkdocs.utils.meta import get_data
+_FRONT = re.compile(r"\A-{3}[ \t]*\n(?P<yaml>.*?\n)?(?:-{3}|\.{3})[ \t]*(?:\n|\Z)", re.S)
+_FIELD = re.compile(r"^(title|definition|summary):[ \t]*(.+?)[ \t]*$", re.M)
 
-    try:
-        body, meta = get_data(text)
-    except Exception:  # (front matter MkDocs cannot read: the whole file is words a reader could see)
+
+def _front(text: str) -> tuple[str, dict[str, str]]:
+    """The body and the plain one-line title, definition and summary of a page that may not parse: never
+    through a YAML parser (a hostile file can make one take minutes; site_plugins.schema bounds it)."""
+    m = _FRONT.match(text)
+    if m is None:
         return text, {}
-    return body, meta if isinstance(meta, dict) else {}
+    fields = {k: v.strip("'\"") for k, v in _FIELD.findall(m.group("yaml") or "")}
+    return text[m.end():], fields
 
 
 def _phrases(title: str, lede: str, body: str, render_md: Render) -> list[str]:
