@@ -35,8 +35,10 @@ def site_figure(root: Path) -> str:
     return (root / "site/images/fig.svg").read_text()
 
 
-def test_the_signature_covers_the_figure(tmp_path: Path) -> None:
+def test_the_signature_covers_the_figure(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     root = gatekit.signed(tmp_path)
+    shown = f"  statics      1 static file by their bytes: content/images/fig.svg ({digest(gatekit.FIGURE)[:19]}…)"
+    assert capsys.readouterr().out.splitlines().count(shown) == 2  # what gloss sign says each signer covers
     s = pipeline.signable(root, pipeline.load_content(root, "content")[0].terms["warp"],
                           pipeline.measured.load_view(root))
     assert s.statics == (("content/images/fig.svg", digest(gatekit.FIGURE)),)
