@@ -54,6 +54,7 @@ class Segment:
     # "text"; "code" (inside <pre>); "attr" (an attribute value a reader is shown); "hidden" (what the page
     # holds but does not show as such: scripts, styles, comments, other attribute values)
     kind: str = "text"
+    main: bool = False  # inside the page's main content (see MAIN)
 
 
 @dataclass
@@ -61,6 +62,7 @@ class Text:
     """A page's segments, and the whole as one string for searching (segments joined by one space)."""
 
     segments: list[Segment]
+    has_main: bool = False  # whether the page marks its main content (see MAIN)
     joined: str = field(init=False)
     _starts: list[int] = field(init=False)
 
@@ -92,11 +94,14 @@ class _Reader(HTMLParser):
         self._skip = 0
         self._pre = 0
         self._hidden: list[str] = []
+        self._main: str | None = None  # the tag of the main content element while inside it
+        self._main_depth = 0
+        self.has_main = False
 
     def _flush(self) -> None:
         text = normalise("".join(self._buf))
         if text:
-            self.segments.append(Segment(self._line, text, "code" if self._pre else "text"))
+            self.segments.append(Segment(self._line, text, "code" if self._pre else "text", self._main is not None))
         self._buf = []
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
@@ -120,6 +125,10 @@ class _Reader(HTMLParser):
             self._pre += 1
         line = self.getpos()[0]
         values = {k.lower(): v or "" for k, v in attrs}
+        if self._main is None and not closed and is_main(tag, values):
+            self._main, self._main_depth, self.has_main = tag, 0, True
+        if tag == self._main and not closed:
+            self._main_depth += 1
         shown = [a for a in SHOWN_ATTRS if values.get(a)]
         if tag == "meta" and _META_SHOWN.match(values.get("name") or values.get("property") or ""):
             shown.append("content")
@@ -140,6 +149,10 @@ class _Reader(HTMLParser):
             self._flush()
         if tag == "pre":
             self._pre = max(0, self._pre - 1)
+        if tag == self._main:
+            self._main_depth -= 1
+            if self._main_depth <= 0:
+                self._main = None
 
     def handle_comment(self, data: str) -> None:
         text = normalise(data)
@@ -160,9 +173,16 @@ class _Reader(HTMLParser):
         self._flush()
 
 
+def is_main(tag: str, attrs: dict[str, str]) -> bool:
+    """The element holding a page's own content: Material's (and Zensical's) ``<article
+    class="md-content__inner">``, or any element with ``role="main"`` (MkDocs' themes)."""
+    return (tag == "article" and "md-content__inner" in attrs.get("class", "").split()) or \
+        attrs.get("role", "").strip().lower() == "main"
+
+
 def read(markup: str) -> Text:
     """The segments of an HTML page or fragment."""
     reader = _Reader()
     reader.feed(markup)
     reader.close()
-    return Text(reader.segments)
+    return Text(reader.segments, reader.has_main)

@@ -22,6 +22,7 @@ from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.files import File, Files
 from mkdocs.structure.nav import Navigation
 from mkdocs.structure.pages import Page
+from mkdocs.utils.meta import get_data
 
 from site_plugins import audit, checks, navhtml, navorder, pipeline, render, signedtext, staging, stash
 from site_plugins import nav as site_nav
@@ -194,8 +195,8 @@ class GlossPlugin(BasePlugin[GlossConfig]):
         ours = build.pages.pop(uri, None)
         if uri in build.term_tips:  # a search for a term's name finds its own entry before pages using it
             page.meta.setdefault("search", {}).setdefault("boost", TERM_SEARCH_BOOST)
-        if ours is not None:
-            markdown = ours
+        if ours is not None:  # (its front matter, e.g. the A–Z's search exclusion, MkDocs has read already:
+            markdown = get_data(ours)[0]  # left in, it would show as text)
         elif self.checked is not None:  # hand-written pages: checked in on_files
             markdown = self.checked.handwritten.get(uri, markdown)
         markdown, self.stashes[uri] = stash.stash(render.add_term_tips(markdown, uri, build.term_tips))

@@ -13,6 +13,9 @@ published entries only, each chrome page from its source. Then, for a built site
   its own (a paragraph, list item, heading, cell...: compared as :mod:`site_plugins.pagetext` normalises
   it, words in order whatever the markup), so a page built from the unsigned working copy, a planted
   ``terms/index.md``, a changed chrome page or a word changed or added inside a block is caught;
+- and its main content (the theme's ``role="main"`` element, or Material's ``<article
+  class="md-content__inner">``, which the page must have) may hold no other block: a paragraph or list
+  item added to a signed page, or a draft listed on the A–Z, is caught whatever its words;
 - no page and no search record may hold a phrase (of three words or more) of an entry that is not
   published, or of the unsigned change to one that is (its title, its definition or summary, each
   paragraph, list item, heading or cell of its body), in its text, an attribute, a script, a style or a
@@ -20,13 +23,14 @@ published entries only, each chrome page from its source. Then, for a built site
   anyway); a shorter title is looked for as a block of its own (a navigation item, a list item, a
   heading), as listings show titles.
 
-What it does not prove: that a page shows *nothing else* (a theme's words, navigation, and whole blocks
-added to a page that quote no unpublished entry pass); that code blocks, figures and charts look right
-beyond their text; that the order of the blocks is kept; phrases of one or two words of a draft other
-than a whole block that is its title. The
-marker itself can be copied: it is a claim, the text checks are the evidence. The comparison needs the
-site's Markdown extensions as ``mkdocs.yml`` declares them; another engine's different rendering of the
-same signed text is a finding (fail closed), never a pass.
+What it does not prove: that a page shows nothing else outside its main content (a theme's words and
+navigation pass there unless they quote an unpublished entry); that markup which is not well formed
+cannot move an added block out of the main element as this parser reads it; that code blocks, figures
+and charts look right beyond their text; that the order of the blocks is kept; phrases of one or two
+words of a draft other than a whole block that is its title. The marker itself can be copied: it is a
+claim, the text checks are the evidence. The comparison needs the site's Markdown extensions as
+``mkdocs.yml`` declares them; another engine's different rendering of the same signed text is a finding
+(fail closed), never a pass.
 """
 
 from __future__ import annotations
@@ -48,6 +52,8 @@ MIN_WORDS = 3  # shorter phrases are ordinary words as often as leaks
 REMEDY = "build the site with `gloss build`, which renders each entry from its signed version"
 LEAK_REMEDY = "remove that text, or sign that entry so that it is published"
 
+NO_MAIN = ("no main content element (role=\"main\", or Material's <article class=\"md-content__inner\">) "
+           "marks the page's own text")
 Render = Callable[[str], str]  # Markdown -> HTML, as the site's Markdown extensions render it
 
 
@@ -178,6 +184,14 @@ def page_problems(where: str, uri: str | None, markup: str, expected: Expected) 
             out.append(Problem(where, 1, f"does not show {want.what}: {len(missing)} of {len(want.blocks)} "
                                          f"blocks of its text are missing, the first '{_snippet(missing[0])}'",
                                REMEDY))
+        wanted = set(want.blocks)
+        added = [s for s in text.segments if s.main and s.kind in ("text", "code") and s.text not in wanted]
+        if not text.has_main:
+            out.append(Problem(where, 1, f"{NO_MAIN}, so what it adds to {want.what} cannot be told", REMEDY))
+        elif added:
+            out.append(Problem(where, added[0].line, f"shows what is not in {want.what}: {len(added)} block"
+                                                     f"{'s' if len(added) > 1 else ''} of its main content, the first "
+                                                     f"'{_snippet(added[0].text)}'", REMEDY))
     out += _leaks(where, text, expected, None)
     return out
 

@@ -59,6 +59,28 @@ def test_the_unsigned_working_copy_at_a_published_address(built: Path, capsys: p
         f"site/terms/warp/index.html:1: does not show the signed version of content/terms/warp.md: 1 of 4 blocks "
         f"of its text are missing, the first 'a signed body'; {REMEDY}",
         f"site/terms/warp/index.html:{line}: shows 'an unsigned change to the body', from {CHANGE}; {LEAK}",
+        f"site/terms/warp/index.html:{line}: shows what is not in the signed version of content/terms/warp.md: 1 block "
+        f"of its main content, the first 'an unsigned change to the body'; {REMEDY}",
+    ])
+
+
+def test_a_block_added_to_a_signed_page_or_to_the_a_to_z(built: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    page = built / "site/terms/warp/index.html"
+    text = page.read_text().replace("<p>A signed body.", "<p>Buy our course today.</p>\n<p>A signed body.")
+    page.write_text(text)
+    line = next(n for n, t in enumerate(text.splitlines(), 1) if "Buy our course" in t)
+    az = built / "site/terms/index.html"
+    before, main = az.read_text().split('role="main"')
+    listing = before + 'role="main"' + main.replace("</ul>", "<li>Introduction</li>\n</ul>", 1)
+    az.write_text(listing)
+    at = next(n for n, t in enumerate(listing.splitlines(), 1) if "<li>Introduction" in t)
+    assert run(capsys, "site") == (1, [
+        f"site/terms/index.html:{at}: shows 'introduction', the title of content/lessons/day01-intro.md, which is "
+        f"not published; {LEAK}",
+        f"site/terms/index.html:{at}: shows what is not in the page the build generates for content/terms/index.md: "
+        f"1 block of its main content, the first 'introduction'; {REMEDY}",
+        f"site/terms/warp/index.html:{line}: shows what is not in the signed version of content/terms/warp.md: 1 block "
+        f"of its main content, the first 'buy our course today'; {REMEDY}",
     ])
 
 
@@ -85,13 +107,19 @@ def test_a_planted_a_to_z_and_changed_chrome(built: Path, capsys: pytest.Capture
         '<li><a href="warp/" title="A warp is a group of threads that run in step.">Warp</a></li>\n</ul>\n'
         "</body></html>\n")
     home = site / "index.html"
-    home.write_text(home.read_text().replace("See the", "Do not see the"))
+    text = home.read_text().replace("See the", "Do not see the")
+    home.write_text(text)
+    line = next(n for n, t in enumerate(text.splitlines(), 1) if "Do not see" in t)
     code, out = run(capsys, "site")
     assert (code, out) == (1, [
         f"site/index.html:1: does not show content/index.md as it is: 1 of 2 blocks of its text are missing, the first "
         f"'see the glossary'; {REMEDY}",
+        f"site/index.html:{line}: shows what is not in content/index.md as it is: 1 block of its main content, the "
+        f"first 'do not see the glossary'; {REMEDY}",
         f"site/terms/index.html:1: does not show the page the build generates for content/terms/index.md: 4 of 5 "
         f"blocks of its text are missing, the first 'every term with its one line definition a to z'; {REMEDY}",
+        f"site/terms/index.html:1: {signedtext.NO_MAIN}, so what it adds to the page the build generates for "
+        f"content/terms/index.md cannot be told; {REMEDY}",
         f"site/terms/index.html:4: shows 'tiling stages a piece of an array in shared memory', from {TILING}; {LEAK}",
         f"site/terms/index.html:4: shows 'what is tiling in cuda', from {TILING}; {LEAK}",
     ])
