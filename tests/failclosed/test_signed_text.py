@@ -47,6 +47,7 @@ def test_the_signed_version_is_built_marked_and_audits_clean(built: Path, capsys
     page = (built / "site/terms/warp/index.html").read_text()
     assert "A signed body." in page and "unsigned change" not in page
     assert signedtext.markers(page)[0][1].startswith("content/terms/warp.md sha256:")
+    assert "exclude" not in (built / "site/terms/index.html").read_text()  # its front matter is no text
     assert run(capsys, "site") == (0, ["gloss audit: site holds only site chrome and published entries"])
 
 
