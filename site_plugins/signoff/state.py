@@ -128,7 +128,7 @@ def head_commits(root: Path, signables: Sequence[Signable]) -> dict[str, str | N
     for s in signables:
         parts = [(s.path, s.text), *s.files]
         ok = all(blobs.get(p) == _blob_id(t) for p, t in parts) and all(
-            blobs.get(p) == _blob_of(root, p, digest) for p, digest in s.statics)
+            (blob := _blob_of(root, p, digest)) is not None and blobs.get(p) == blob for p, digest in s.statics)
         out[s.path] = head.strip() if ok else None
     return out
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import subprocess
 from pathlib import Path
 
 import gatekit
@@ -14,7 +15,7 @@ import pytest
 
 from site_plugins import cli, pipeline, sitebuild
 from site_plugins.signable import Signable, WorkTree
-from site_plugins.signoff import changed_parts, covers, fingerprint
+from site_plugins.signoff import changed_parts, covers, fingerprint, head_commits
 
 WARP = "content/terms/warp.md"
 NEW_FIGURE = gatekit.FIGURE.replace('width="4" height="4"/>', 'width="2" height="2"/>')
@@ -106,3 +107,17 @@ def test_a_link_to_a_folder_is_no_file_in_the_signed_version(tmp_path: Path) -> 
     gatekit.commit_all(root, "an unsigned edit")
     st = pipeline.prepare(root).states[WARP]
     assert (st.state, st.published, st.changed) == ("changed", True, ("text",))
+
+
+def test_a_signature_records_a_commit_only_when_git_holds_the_figure_too(tmp_path: Path) -> None:
+    root = gatekit.signed(tmp_path)
+
+    def now() -> Signable:
+        return pipeline.signable(root, pipeline.load_content(root, "content")[0].terms["warp"],
+                                 pipeline.measured.load_view(root))
+
+    head = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True,
+                          check=True).stdout.strip()
+    assert head_commits(root, [now()]) == {WARP: head}
+    (root / "content/images/fig.svg").write_text(NEW_FIGURE)  # not committed: git cannot give it back later
+    assert head_commits(root, [now()]) == {WARP: None}
