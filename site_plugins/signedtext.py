@@ -39,6 +39,7 @@ import html
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any
 
 from site_plugins import pagetext
@@ -62,6 +63,7 @@ class PageExpectation:
     what: str  # what the page must show, as findings name it
     blocks: tuple[str, ...]  # normalised text segments, each to be found on the page
     entry: tuple[str, str] | None = None  # (repo path, signed fingerprint) for a published entry's page
+    titles: frozenset[str] = frozenset()  # what a theme may show as the page's title when its text has none
 
 
 @dataclass(frozen=True)
@@ -107,18 +109,20 @@ def expect(build: Build, handwritten: Mapping[str, str], chrome: Iterable[str], 
         if uri in handwritten and uri not in sources:
             sources[uri] = handwritten[uri]
     for uri, markdown in sorted(sources.items()):
-        text = pagetext.read(render_md(_body(render.add_term_tips(markdown, uri, build.term_tips))))
+        rendered = render_md(_body(render.add_term_tips(markdown, uri, build.term_tips)))
+        text = pagetext.read(rendered)
         blocks = tuple(dict.fromkeys(s.text for s in text.segments if s.kind in ("text", "code")))
         seen += [s.text for s in text.segments]
+        named = frozenset() if "<h1" in rendered else _titles(uri, markdown)
         e = published.get(uri)
         if e is not None:
             st = build.states[e.path]
             pages[uri] = PageExpectation(f"the signed version of {e.path}", blocks,
-                                         (e.path, st.signed_fingerprint or ""))
+                                         (e.path, st.signed_fingerprint or ""), named)
         elif uri in build.pages:
-            pages[uri] = PageExpectation(f"the page the build generates for {docs_dir}/{uri}", blocks)
+            pages[uri] = PageExpectation(f"the page the build generates for {docs_dir}/{uri}", blocks, None, named)
         else:
-            pages[uri] = PageExpectation(f"{docs_dir}/{uri} as it is", blocks)
+            pages[uri] = PageExpectation(f"{docs_dir}/{uri} as it is", blocks, None, named)
     allowed = "\n".join(f" {t} " for t in seen)
     unpublished: list[tuple[str, str, str, str]] = []  # (title, lede, body, where it comes from)
     for e in build.content.entries():
@@ -148,6 +152,19 @@ def expect(build: Build, handwritten: Mapping[str, str], chrome: Iterable[str], 
 
 _FRONT = re.compile(r"\A-{3}[ \t]*\n(?P<yaml>.*?\n)?(?:-{3}|\.{3})[ \t]*(?:\n|\Z)", re.S)
 _FIELD = re.compile(r"^(title|definition|summary):[ \t]*(.+?)[ \t]*$", re.M)
+
+
+def _titles(uri: str, markdown: str) -> frozenset[str]:
+    """The title MkDocs gives a page without a first-level heading, which a theme (Material) then shows
+    as one: its front matter's ``title``, else "Home" for the home page, else its file or folder name."""
+    from mkdocs.utils.meta import get_data
+
+    title = get_data(markdown)[1].get("title")
+    path = PurePosixPath(uri)
+    name = path.parent.name if path.stem == "index" else path.stem
+    found = {str(title) if title else "", "Home" if uri == "index.md" else "",
+             name.replace("-", " ").replace("_", " ").capitalize()}
+    return frozenset(t for f in found if (t := pagetext.normalise(f)))
 
 
 def _front(text: str) -> tuple[str, dict[str, str]]:
@@ -184,7 +201,7 @@ def page_problems(where: str, uri: str | None, markup: str, expected: Expected) 
             out.append(Problem(where, 1, f"does not show {want.what}: {len(missing)} of {len(want.blocks)} "
                                          f"blocks of its text are missing, the first '{_snippet(missing[0])}'",
                                REMEDY))
-        wanted = set(want.blocks)
+        wanted = set(want.blocks) | want.titles
         added = [s for s in text.segments if s.main and s.kind in ("text", "code") and s.text not in wanted]
         if not text.has_main:
             out.append(Problem(where, 1, f"{NO_MAIN}, so what it adds to {want.what} cannot be told", REMEDY))

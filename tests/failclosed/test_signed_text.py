@@ -229,3 +229,16 @@ def _gloss_page(root: Path) -> str:
     ok, _, why = sitebuild.build_site(root / "mkdocs.yml", root / "site", strict=False)
     assert ok, why
     return (root / "site/terms/warp/index.html").read_text()
+
+
+def test_a_title_the_theme_adds_is_no_added_block(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    # Material shows a page without a first-level heading under its title ("Home" for the home page).
+    root = gatekit.signed(tmp_path, {"content/index.md": "See the [glossary](terms/index.md).\n",
+                                     "mkdocs.yml": gatekit.CONFIG.replace("name: mkdocs", "name: material")})
+    ok, _, why = sitebuild.build_site(root / "mkdocs.yml", root / "site", strict=True)
+    assert ok, why
+    assert "<h1>Home</h1>" in (root / "site/index.html").read_text()
+    monkeypatch.chdir(root)
+    capsys.readouterr()  # (what gloss sign printed)
+    assert run(capsys, "site") == (0, ["gloss audit: site holds only site chrome and published entries"])
