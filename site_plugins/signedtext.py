@@ -14,8 +14,9 @@ published entries only, each chrome page from its source. Then, for a built site
   it, words in order whatever the markup), so a page built from the unsigned working copy, a planted
   ``terms/index.md``, a changed chrome page or a word changed or added inside a block is caught;
 - and its main content (the theme's ``role="main"`` element, or Material's ``<article
-  class="md-content__inner">``, which the page must have) may hold no other block: a paragraph or list
-  item added to a signed page, or a draft listed on the A–Z, is caught whatever its words;
+  class="md-content__inner">``, which the page must have) may hold no other block (but the title a
+  theme shows for a page without a heading): a paragraph or list item added to a signed page, or a
+  draft listed on the A–Z, is caught whatever its words;
 - no page and no search record may hold a phrase (of three words or more) of an entry that is not
   published, or of the unsigned change to one that is (its title, its definition or summary, each
   paragraph, list item, heading or cell of its body), in its text, an attribute, a script, a style or a
