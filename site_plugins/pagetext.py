@@ -94,14 +94,14 @@ class _Reader(HTMLParser):
         self._skip = 0
         self._pre = 0
         self._hidden: list[str] = []
-        self._main: str | None = None  # the tag of the main content element while inside it
-        self._main_depth = 0
+        # Each open main content element (a page may mark several): [its tag, how many of that tag are open]
+        self._mains: list[tuple[str, int]] = []
         self.has_main = False
 
     def _flush(self) -> None:
         text = normalise("".join(self._buf))
         if text:
-            self.segments.append(Segment(self._line, text, "code" if self._pre else "text", self._main is not None))
+            self.segments.append(Segment(self._line, text, "code" if self._pre else "text", bool(self._mains)))
         self._buf = []
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
@@ -125,10 +125,11 @@ class _Reader(HTMLParser):
             self._pre += 1
         line = self.getpos()[0]
         values = {k.lower(): v or "" for k, v in attrs}
-        if self._main is None and not closed and is_main(tag, values):
-            self._main, self._main_depth, self.has_main = tag, 0, True
-        if tag == self._main and not closed:
-            self._main_depth += 1
+        if not closed:
+            self._mains = [(t, n + (t == tag)) for t, n in self._mains]
+            if is_main(tag, values):
+                self._mains.append((tag, 1))
+                self.has_main = True
         shown = [a for a in SHOWN_ATTRS if values.get(a)]
         if tag == "meta" and _META_SHOWN.match(values.get("name") or values.get("property") or ""):
             shown.append("content")
@@ -149,10 +150,7 @@ class _Reader(HTMLParser):
             self._flush()
         if tag == "pre":
             self._pre = max(0, self._pre - 1)
-        if tag == self._main:
-            self._main_depth -= 1
-            if self._main_depth <= 0:
-                self._main = None
+        self._mains = [(t, left) for t, n in self._mains if (left := n - (t == tag)) > 0]
 
     def handle_comment(self, data: str) -> None:
         text = normalise(data)

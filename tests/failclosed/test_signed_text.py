@@ -192,6 +192,12 @@ def test_text_is_compared_as_words() -> None:
         (4, "tip text", "attr"), (4, "x", "text")]
     assert "twothree four" in text and "three four" not in text
     assert text.find("x 1") == 3 and text.find("secret a b c") == 1 and text.find("nothing") is None
+    # Main content: every element a page marks so counts, nested tags of the same name included.
+    marked = pagetext.read('<p>a</p><div role="main"><div>b</div><p>c</p></div><p>d</p>'
+                           '<section role=main><p>e</p></section><p>f</p>')
+    assert [(s.text, s.main) for s in marked.segments if s.kind == "text"] == [
+        ("a", False), ("b", True), ("c", True), ("d", False), ("e", True), ("f", False)]
+    assert marked.has_main and not text.has_main
 
 
 ZENSICAL = importlib.util.find_spec("zensical") is not None
