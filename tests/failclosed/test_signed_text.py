@@ -248,3 +248,30 @@ def test_a_title_the_theme_adds_is_no_added_block(tmp_path: Path, capsys: pytest
     monkeypatch.chdir(root)
     capsys.readouterr()  # (what gloss sign printed)
     assert run(capsys, "site") == (0, ["gloss audit: site holds only site chrome and published entries"])
+
+
+def test_a_code_download_and_a_code_page_must_be_the_published_code(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    root = gatekit.signed(tmp_path)
+    lesson = "content/lessons/day01-intro.md"
+    for role, who in (("author", "Ada Author"), ("reviewer", "Rex Reviewer")):
+        assert cli.main(["sign", lesson, "--as", role, "--key", str(gatekit.key_file(who)), "--root", str(root)]) == 0
+    gatekit.commit_all(root, "the lesson signed")
+    ok, _, why = sitebuild.build_site(root / "mkdocs.yml", root / "site", strict=False)
+    assert ok, why
+    raw = root / "site/code/day01-intro/raw/k.cu"
+    raw.write_text(raw.read_text().replace("1.0f", "2.0f"))
+    page = root / "site/code/day01-intro/k.cu/index.html"
+    page.write_text(page.read_text().replace("1.0f", "2.0f"))
+    monkeypatch.chdir(root)
+    capsys.readouterr()
+    code, out = run(capsys, "site")
+    assert code == 1 and out[0] == (
+        "site/code/day01-intro/k.cu/index.html:1: does not show the page the build generates for "
+        "content/code/day01-intro/k.cu.md: 1 of 5 blocks of its text are missing, the first 'a kernel 8 start tiled "
+        f"__global__ void tiled float out out…'; {REMEDY}")
+    assert out[1].startswith("site/code/day01-intro/k.cu/index.html:") and "shows what is not in the page the build " \
+        "generates for content/code/day01-intro/k.cu.md: 1 block of its main content" in out[1]
+    assert out[2:] == [
+        "site/code/day01-intro/raw/k.cu:1: a file whose bytes are not the version published (as signed with the "
+        f"entry that uses it, or the code file as published); {audit.REMEDY}"]
