@@ -59,8 +59,9 @@ def attach(result: Result, outcome: Outcome | None, is_ceilings: bool) -> Result
     if outcome is None:
         return result
 
-    def fill(r: Row) -> Row:
-        return replace(r, counters=outcome.for_row(result.experiment, r.kernel, r.size)) if r.kind == "kernel" else r
+    def fill(r: Row) -> Row:  # a ceiling row names its own experiment (there may be several)
+        exp = r.experiment or result.experiment
+        return replace(r, counters=outcome.for_row(exp, r.kernel, r.size)) if r.kind == "kernel" else r
 
     ceilings = [fill(r) for r in result.ceilings] if is_ceilings else result.ceilings
     return replace(result, rows=[fill(r) for r in result.rows], ceilings=ceilings, counter_pass=outcome.info)

@@ -217,10 +217,20 @@ class DramFinding:
     suspect: bool
     ratio: float  # DRAM bytes over declared bytes, for the direction judged
     what: str  # "read" or "wrote"
-    # For reads above the declared bytes: did the kernel's own global loads ask for more than declared
-    # (True: the code re-reads), or not (False: the extra DRAM reads are not the code's re-reads; e.g. the
-    # L2 completing sectors that stores wrote in part)? None when the load counters are absent.
+    # For bytes above the declared ones: do the sectors the kernel's own global loads (reads) or stores
+    # (writes) asked for cover the DRAM bytes (True: the code asks for more than it declares: data moved
+    # twice, or sectors used in part), or not (False: the extra DRAM traffic is not the code's)? None when
+    # the sector counters are absent.
     code_rereads: bool | None = None
+
+
+def _explained(sectors: float | None, dram_bytes: float) -> bool | None:
+    """Do the kernel's own requests (32-byte sectors asked of the L1) cover the DRAM bytes? None without
+    the sector counter. When DRAM moved more than every sector the code asked for, the excess is not the
+    code's (the L2 completing partly written sectors, lines written back from before the kernel...)."""
+    if sectors is None:
+        return None
+    return dram_bytes <= sectors * SECTOR_BYTES * (1.0 + BYTES_TOLERANCE)
 
 
 def dram_finding(
@@ -241,11 +251,9 @@ def dram_finding(
         if ratio < 1.0 - BYTES_TOLERANCE:
             return DramFinding(True, ratio, "read")
         if ratio > 1.0 + BYTES_TOLERANCE:
-            loads = counters.get(SEC_LD)
-            rereads = None if loads is None else loads * SECTOR_BYTES > bytes_read * (1.0 + BYTES_TOLERANCE)
-            return DramFinding(False, ratio, "read", rereads)
+            return DramFinding(False, ratio, "read", _explained(counters.get(SEC_LD), counters[DRAM_RD]))
     if bytes_written > 0:
         ratio = counters[DRAM_WR] / bytes_written
         if ratio > 1.0 + BYTES_TOLERANCE:
-            return DramFinding(False, ratio, "wrote")
+            return DramFinding(False, ratio, "wrote", _explained(counters.get(SEC_ST), counters[DRAM_WR]))
     return None

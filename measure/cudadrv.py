@@ -167,3 +167,31 @@ class Driver:
 
     def synchronize(self) -> Status:
         return self.status(int(self.lib.cuCtxSynchronize()))
+
+    # --- CUDA graphs (PyCUDA 2026.1 has no stream capture) -----------------------------------------
+
+    def capture(self, stream: int, body: Any) -> tuple[int, int]:
+        """Capture what ``body()`` queues on ``stream`` into a graph and instantiate it: (graph, exec).
+        Relaxed capture mode (2): other threads' and legacy-stream calls are not policed, only this
+        stream's work is recorded."""
+        begin = getattr(self.lib, "cuStreamBeginCapture_v2", None) or self.lib.cuStreamBeginCapture
+        self._call("cuStreamBeginCapture", begin(ctypes.c_void_p(stream), ctypes.c_int(2)))
+        graph = ctypes.c_void_p()
+        try:
+            body()
+        finally:
+            code = self.lib.cuStreamEndCapture(ctypes.c_void_p(stream), ctypes.byref(graph))
+        self._call("cuStreamEndCapture", code)
+        exec_ = ctypes.c_void_p()
+        code = self.lib.cuGraphInstantiateWithFlags(ctypes.byref(exec_), graph, ctypes.c_ulonglong(0))
+        if code != CUDA_SUCCESS:
+            self.lib.cuGraphDestroy(graph)
+        self._call("cuGraphInstantiateWithFlags", code)
+        return int(graph.value or 0), int(exec_.value or 0)
+
+    def graph_launch(self, exec_: int, stream: int) -> None:
+        self._call("cuGraphLaunch", self.lib.cuGraphLaunch(ctypes.c_void_p(exec_), ctypes.c_void_p(stream)))
+
+    def graph_destroy(self, graph: int, exec_: int) -> None:
+        self.lib.cuGraphExecDestroy(ctypes.c_void_p(exec_))  # best effort, as unload
+        self.lib.cuGraphDestroy(ctypes.c_void_p(graph))

@@ -30,6 +30,7 @@ from pycuda.compiler import compile as nvcc_compile
 
 from measure.check import POISON_BITS
 from measure.cudadrv import FUNC_MAX_DYNAMIC_SHARED_SIZE_BYTES, DeviceError, Driver, Observation
+from measure.devicekinds import DeviceKinds
 from measure.observed import Limits
 from measure.results import KernelBuild
 
@@ -148,8 +149,9 @@ class Kernel:
     default_max_dynamic_shared: int  # the function's own attribute value before any opt-in (-1 unknown)
 
 
-class Device:
-    """One CUDA context on device 0, one stream, an L2 flush buffer and a pool of events."""
+class Device(DeviceKinds):
+    """One CUDA context on device 0, one stream, an L2 flush buffer and a pool of events (the other row
+    kinds' copies, pipelines, graphs and cuBLAS in :class:`measure.devicekinds.DeviceKinds`)."""
 
     def __init__(self, ordinal: int = 0) -> None:
         try:
@@ -187,8 +189,10 @@ class Device:
         self._sink: Any = None
         self.flush_bytes = 0
         self._loaded: list[int] = []
+        self._kinds_init()
 
     def close(self) -> None:
+        self._kinds_close()
         self._flush_buf = None
         for handle in self._loaded:
             with contextlib.suppress(Exception):  # closing must not hide the results already written
@@ -208,13 +212,17 @@ class Device:
         return versions()
 
     @staticmethod
-    def nvcc_flags(arch: str) -> list[str]:
-        """The exact options PyCUDA passes to nvcc (its include path shown as {pycuda}/cuda)."""
-        return ["--cubin", "-O3", "-arch", arch, "-I{pycuda}/cuda"]
+    def nvcc_flags(arch: str, include_dir: str | None = None) -> list[str]:
+        """The exact options PyCUDA passes to nvcc (its include path shown as {pycuda}/cuda; the source's
+        own folder, where its quoted includes live, repo-relative)."""
+        own = [f"-I{include_dir}"] if include_dir else []
+        return ["--cubin", "-O3", "-arch", arch, *own, "-I{pycuda}/cuda"]
 
-    def compile(self, source: str, arch: str) -> Module:
+    def compile(self, source: str, arch: str, include_dir: Path | None = None) -> Module:
         # cache_dir=False: compile every time, so the recorded flags are the ones that built this code.
-        cubin = nvcc_compile(source, options=["-O3"], arch=arch, no_extern_c=True, cache_dir=False)
+        # PyCUDA compiles the text in a temporary folder: a quoted include is found through include_dir.
+        cubin = nvcc_compile(source, options=["-O3"], arch=arch, no_extern_c=True, cache_dir=False,
+                             include_dirs=[str(include_dir)] if include_dir else [])
         module = Module(cuda.module_from_buffer(cubin), 0)
         try:
             module.handle = self.driver.load(cubin)

@@ -1,5 +1,6 @@
 """A fake device for TESTS ONLY: the runner's whole path (check, timing, observed launches, occupancy,
-``__constant__`` uploads, the dynamic-shared opt-in) on the CPU, with no PyCUDA and no GPU.
+``__constant__`` uploads, the dynamic-shared opt-in, host transfers, pipelines, repeated launches and
+cuBLAS GEMMs) on the CPU, with no PyCUDA and no GPU.
 
 Kernels are Python functions over numpy buffers, registered by name. The fake follows the driver's
 rules the runner depends on: a launch asking for more dynamic shared memory than the function's limit
@@ -14,6 +15,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -117,6 +119,13 @@ class FakeDevice:
         self.launches: list[tuple[str, int]] = []  # (function, dynamic shared bytes) of every launch that ran
         self.closed = False
         self.running: FakeKernel | None = None
+        self.copies: list[tuple[str, bool]] = []  # (direction, pinned) of every host copy
+        self.pipeline_streams: list[int] = []  # the stream of every pipeline chunk run
+        self.repeat_modes: list[str] = []  # the mode of every repeated-launch sample
+        self.gemms: list[str] = []  # the math of every GEMM
+        self.include_dirs: list[Path | None] = []  # the include folder of every compile
+        # What the fake gets wrong, for tests of the check: any of "h2d", "d2h", "gemm" (one element off).
+        self.wrong: set[str] = set()
 
     # --- what the runner reads ---------------------------------------------------------------------
 
@@ -129,8 +138,8 @@ class FakeDevice:
         return {"pycuda": "fake", "numpy": np.__version__, "python": "fake"}
 
     @staticmethod
-    def nvcc_flags(arch: str) -> list[str]:
-        return ["-O3", "-arch", arch]
+    def nvcc_flags(arch: str, include_dir: str | None = None) -> list[str]:
+        return ["-O3", "-arch", arch, *([f"-I{include_dir}"] if include_dir else [])]
 
     def limits(self) -> Limits:
         return self._limits
@@ -140,7 +149,8 @@ class FakeDevice:
 
     # --- modules and kernels -----------------------------------------------------------------------
 
-    def compile(self, source: str, arch: str) -> FakeModule:
+    def compile(self, source: str, arch: str, include_dir: Path | None = None) -> FakeModule:
+        self.include_dirs.append(include_dir)
         return FakeModule()
 
     def kernel(self, module: FakeModule, name: str, arg_types: str) -> FakeKernel:
@@ -191,8 +201,12 @@ class FakeDevice:
         return buf
 
     def array(self, address: int) -> np.ndarray:
-        """The float32 view of the buffer at ``address`` (what a fake kernel reads and writes)."""
-        return self.buffers[address].data.view(np.float32)
+        """The float32 view of memory from ``address`` to the end of its buffer (what a fake kernel reads
+        and writes; an address inside a buffer, e.g. a pipeline's chunk, gives the rest of it)."""
+        for base, buf in self.buffers.items():
+            if base <= address < base + buf.data.nbytes:
+                return buf.data[(address - base) // 4 :].view(np.float32)
+        raise DeviceError(f"fake device: no buffer holds address {address:#x}")
 
     def constant(self, symbol: str) -> np.ndarray:
         """What the running kernel's module holds in ``__constant__`` ``symbol`` (KeyError: never uploaded)."""
@@ -261,6 +275,78 @@ class FakeDevice:
 
     def synchronize(self) -> None:
         pass
+
+    # --- the other row kinds: host copies, pipelines, repeated launches, cuBLAS ----------------------
+
+    @staticmethod
+    def host_array(shape: Sequence[int], pinned: bool) -> np.ndarray:
+        return np.empty(tuple(shape), np.float32)
+
+    def copy_launcher(self, direction: str, device: FakeBuffer, host: np.ndarray, pinned: bool) -> Callable[[], None]:
+        flat = host.reshape(-1)
+
+        def launch() -> None:
+            self.copies.append((direction, pinned))
+            if direction == "h2d":
+                self.array(int(device))[: flat.size] = flat
+                if "h2d" in self.wrong:
+                    self.array(int(device))[0] += 1.0
+            else:
+                flat[:] = self.array(int(device))[: flat.size]
+                if "d2h" in self.wrong:
+                    flat[-1] += 1.0
+
+        return launch
+
+    def pipeline_launcher(
+        self, k: FakeKernel, block: Sequence[int], dynamic: int, n_streams: int, chunks: Sequence[Any]
+    ) -> Callable[[], None]:
+        def launch() -> None:
+            for ch in chunks:
+                self.pipeline_streams.append(ch.stream)
+                for dptr, host in ch.h2d:
+                    self.array(dptr)[: host.size] = host
+                self.launcher(k, ch.grid, block, ch.args, dynamic)()
+                for host, dptr in ch.d2h:
+                    host[:] = self.array(dptr)[: host.size]
+
+        return launch
+
+    def repeat_launcher(
+        self,
+        k: FakeKernel,
+        grid: Sequence[int],
+        block: Sequence[int],
+        args: Sequence[tuple[str, int]],
+        dynamic: int,
+        mode: str,
+        count: int,
+    ) -> Callable[[], None]:
+        one = self.launcher(k, grid, block, args, dynamic)
+
+        def launch() -> None:
+            self.repeat_modes.append(mode)
+            for _ in range(count):
+                one()
+
+        return launch
+
+    def gemm_launcher(
+        self, math: str, m: int, n: int, k: int, c: FakeBuffer, a: FakeBuffer, b: FakeBuffer
+    ) -> Callable[[], None]:
+        def launch() -> None:
+            self.gemms.append(math)
+            left = self.array(int(a))[: m * k].reshape(m, k)
+            right = self.array(int(b))[: k * n].reshape(k, n)
+            out = (left @ right).astype(np.float32).reshape(-1)
+            if "gemm" in self.wrong:
+                out[0] += 1.0
+            self.array(int(c))[: m * n] = out
+
+        return launch
+
+    def libraries(self) -> dict[str, str]:
+        return {"cublas": "fake/libcublas.so", "cublas_version": "0"} if self.gemms else {}
 
     # --- timing ------------------------------------------------------------------------------------
 

@@ -9,13 +9,14 @@ partial clone's missing objects read as missing.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 import subprocess
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from site_plugins import textfile
 
 #: A commit id as git prints it (sha1 or sha256 object names, abbreviated to 4 digits at least).
 COMMIT_ID = re.compile(r"[0-9a-fA-F]{4,64}")
@@ -28,14 +29,14 @@ class Lookup:
 
     unavailable: str = ""  # "" when git answered; else why it could not
     commits: frozenset[str] = frozenset()  # the asked commits that exist in this repository's history
-    # (commit, path) -> sha256 of the file's bytes at that commit; None: no such file there.
+    # (commit, path) -> sha256 of the file's text at that commit (textfile.sha256_text); None: no such file.
     files: dict[tuple[str, str], str | None] = field(default_factory=dict)
 
 
 def lookup(root: Path, wanted: Iterable[tuple[str, str]]) -> Lookup:
     """For each (commit, repo-relative path) in ``wanted``: does the commit exist, and what is the
-    sha256 of the path's bytes there. Paths are relative to ``root`` (which may be a folder inside the
-    work tree). Asks nothing of git when ``wanted`` is empty."""
+    sha256 of the path's text there (line endings as read). Paths are relative to ``root`` (which may be
+    a folder inside the work tree). Asks nothing of git when ``wanted`` is empty."""
     pairs = sorted(set(wanted))
     commits = sorted({c for c, _ in pairs})
     if not pairs:
@@ -69,7 +70,7 @@ def lookup(root: Path, wanted: Iterable[tuple[str, str]]) -> Lookup:
     existing = frozenset(c for c, (kind, _) in zip(commits, answers, strict=False) if kind == "commit")
     files: dict[tuple[str, str], str | None] = {pair: None for pair in pairs}
     for pair, (kind, body) in zip(askable, answers[len(commits) :], strict=True):
-        files[pair] = hashlib.sha256(body).hexdigest() if kind == "blob" else None
+        files[pair] = textfile.sha256_text(body) if kind == "blob" else None
     return Lookup(commits=existing, files={k: v for k, v in files.items() if k[0] in existing})
 
 

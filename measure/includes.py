@@ -16,7 +16,6 @@ Pure over the files under ``root``; no MkDocs imports (the runner uses it on ver
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 from pathlib import Path
@@ -30,7 +29,9 @@ MAX_FILES = 256
 
 # String and character literals are matched so that a '//' or '/*' inside one is not a comment.
 _TOKENS = re.compile(r'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|//[^\n]*|/\*.*?(?:\*/|\Z)', re.DOTALL)
-_DIRECTIVE = re.compile(r"^[ \t]*#[ \t]*include\b[ \t]*(.*)$", re.MULTILINE)
+# '%:' is the digraph of '#'; GCC's host preprocessor also takes '#import' and '#embed' (which pull in a
+# file just the same), so all are followed.
+_DIRECTIVE = re.compile(r"^[ \t]*(?:#|%:)[ \t]*(?P<kind>include|import|embed)\b[ \t]*(.*)$", re.MULTILINE)
 _QUOTED = re.compile(r'"([^"\n]*)"')
 
 
@@ -45,12 +46,12 @@ def _without_comments(text: str) -> str:
 
 
 def directives(text: str) -> list[tuple[int, str | None, str]]:
-    """Each ``#include`` outside comments: (line, quoted file name or None, what follows ``include``).
-    Angle-bracket includes come back with None as the name and ``<...>`` as the text."""
+    """Each ``#include`` (or ``#import``, ``#embed``) outside comments: (line, quoted file name or None,
+    what follows the directive). Angle-bracket includes come back with None as the name and ``<...>``."""
     out: list[tuple[int, str | None, str]] = []
     plain = _without_comments(text)
     for m in _DIRECTIVE.finditer(plain):
-        rest = m.group(1).strip()
+        rest = m.group(2).strip()
         quoted = _QUOTED.match(rest)
         out.append((plain.count("\n", 0, m.start()) + 1, quoted.group(1) if quoted else None, rest))
     return out
@@ -100,6 +101,6 @@ def included_files(root: Path, source_rel: str) -> tuple[dict[str, str], list[Pr
                                         "include fewer headers"))
                 return found, problems
             seen.add(target_rel)
-            found[target_rel] = hashlib.sha256(target.read_bytes()).hexdigest()
+            found[target_rel] = textfile.sha256_text(target.read_bytes())
             todo.append(target_rel)
     return found, problems

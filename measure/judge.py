@@ -116,7 +116,8 @@ def duplicate_rows(result: Result) -> list[str]:
     """A run writes each kernel once per size, so two rows of one list that a page cannot tell apart
     (``Entry.row`` finds a row by kernel id or label at a size label) mean the file was edited: a page
     would silently show the first. A size is the same by its label or by its dims (a relabelled copy is
-    still a copy). Each list is checked alone (the ceilings experiment lists its rows in both)."""
+    still a copy). Each list is checked alone (the ceilings experiment lists its rows in both). Builds
+    likewise: one per compiled function."""
     found: list[str] = []
     for part, rows in (("ceilings", result.ceilings), ("rows", result.rows)):
         seen: dict[tuple[str, str], int] = {}
@@ -129,6 +130,11 @@ def duplicate_rows(result: Result) -> list[str]:
                     f"{part}[{first}] and {part}[{i}] are both kernel '{row.kernel}' at {row.size} "
                     "(by id, label, size label or dims; a run writes each kernel once per size)"
                 )
+    functions: dict[str, int] = {}
+    for i, build in enumerate(result.builds):  # a page reads a row's registers from the first match
+        if (first_build := functions.setdefault(build.function, i)) != i:
+            found.append(f"builds[{first_build}] and builds[{i}] are both function '{build.function}' "
+                         "(a run records each compiled function once)")
     return found
 
 

@@ -27,7 +27,7 @@ if TYPE_CHECKING:  # PyCUDA: only on a verification node; tests pass measure.fak
 
 def probe_experiment(dev: Device, node: Node, root: Path, d: Declared, manifest: Any, seed: int) -> int:
     exp = d.experiment
-    module = dev.compile((root / d.source_path).read_text(encoding="utf-8"), node.arch)
+    module = dev.compile((root / d.source_path).read_text(encoding="utf-8"), node.arch, (root / d.source_path).parent)
     buffers = {b.name for b in exp.buffers}
     rng = np.random.default_rng([seed, 7])
     launched = 0

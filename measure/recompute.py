@@ -13,9 +13,24 @@ from measure.stats import Summary
 
 
 def copy_ceiling_gbps(ceilings: Iterable[Row]) -> float:
-    """The best copy bandwidth (driver memcpy or copy kernel) measured in the run; nan if none."""
-    values = [r.figures.gbps for r in ceilings if r.figures is not None]
+    """The best copy bandwidth (driver memcpy or copy kernel) measured in the run; nan if none. A ceiling
+    row that declares FLOPs is a compute ceiling (the spec allows no other kind of ceiling row to
+    declare them), not a copy, and never counts here."""
+    values = [r.figures.gbps for r in ceilings if r.figures is not None and r.flops is None]
     return max(values) if values else math.nan
+
+
+def fp32_ceiling_gflops(ceilings: Iterable[Row]) -> float:
+    """The best GFLOP/s among the run's compute ceiling rows (those declaring FLOPs); nan if none."""
+    values = [r.figures.gflops for r in ceilings if r.figures is not None and r.figures.gflops is not None]
+    return max(values) if values else math.nan
+
+
+def bytes_moved(row: Row) -> int:
+    """The bytes a row's GB/s counts: read plus written (device memory traffic), except a host<->device
+    transfer, which counts the bytes crossing the link once (the spec requires bytes_written ==
+    bytes_read there). A pipeline counts both directions: its H2D bytes read plus its D2H bytes written."""
+    return row.bytes_read if row.kind == "transfer" else row.bytes_read + row.bytes_written
 
 
 def _summary(row: Row, settings: Settings) -> Summary | None:
@@ -25,7 +40,7 @@ def _summary(row: Row, settings: Settings) -> Summary | None:
 
 
 def figures_for(row: Row, summary: Summary, provenance: Provenance, ceiling_gbps: float) -> Figures:
-    moved = row.bytes_read + row.bytes_written
+    moved = bytes_moved(row)
     bw = stats.gbps(moved, summary.median_ms)
     return Figures(
         gbps=bw,
@@ -35,6 +50,7 @@ def figures_for(row: Row, summary: Summary, provenance: Provenance, ceiling_gbps
         pct_of_copy_ceiling=stats.percent(bw, ceiling_gbps),
         fits_in_l2=stats.fits_in_l2(row.working_set_bytes, provenance.l2_bytes),
         above_95pct_of_peak=stats.above_peak_fraction(bw, provenance.theoretical_peak_gbps),
+        us_per_launch=summary.median_ms * 1000.0 / row.launches if row.launches else None,
     )
 
 

@@ -115,6 +115,13 @@ def fma_chains(inputs: Arrays, dims: Mapping[str, int]) -> dict[str, Any]:
     return {"dst": out}
 
 
+def scale_add(inputs: Arrays, dims: Mapping[str, int]) -> dict[str, Any]:
+    """``dst`` = 2 ``src`` + 1 in float32: 2 ``src`` is exact, so one rounding, as the kernel's fmaf."""
+    import numpy as np
+
+    return {"dst": inputs["src"] * np.float32(2.0) + np.float32(1.0)}
+
+
 REFERENCES: dict[str, Reference] = {
     "copy": copy,
     "transpose": transpose,
@@ -123,6 +130,7 @@ REFERENCES: dict[str, Reference] = {
     "conv2d": conv2d,
     "reverse_blocks": reverse_blocks,
     "fma_chains": fma_chains,
+    "scale_add": scale_add,
 }
 
 

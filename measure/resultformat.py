@@ -19,10 +19,12 @@ from measure.typed import from_json
 from site_plugins import atomic, safejson
 from site_plugins.messages import Problem
 
-SCHEMA_VERSION = 2  # what the runner writes
-#: Versions this code reads. Version 1 predates the digest and the counters; such files stay valid as
-#: they are (their summaries and figures are still recomputed from their raw samples).
-READABLE_VERSIONS = (1, 2)
+SCHEMA_VERSION = 3  # what the runner writes
+#: Versions this code reads. Version 1 predates the digest and the counters; version 2 predates the row
+#: kinds cublas/transfer/pipeline/launch and several ceilings experiments. Older files stay valid as they
+#: are (their summaries and figures are still recomputed from their raw samples, their digests computed
+#: over exactly the fields their version has).
+READABLE_VERSIONS = (1, 2, 3)
 #: Fields version 1 does not have: a version-1 file carrying one is invalid, and a version-1 result is
 #: written without them (fields added later go here too).
 V2_RESULT_FIELDS = ("counter_pass", "digest")
@@ -30,6 +32,13 @@ V2_ROW_FIELDS = ("counters", "occupancy", "outcome")
 V2_PROVENANCE_FIELDS = ("limits", "source_includes")
 #: Written only when not None, so a result of a source without includes keeps its text and its digest.
 OPTIONAL_PROVENANCE_FIELDS = ("source_includes",)
+#: Fields version 2 does not have (a version-2 file carrying one is invalid; a version-2 result is
+#: written and digested without them, so committed version-2 files keep their digests).
+V3_ROW_FIELDS = ("experiment", "launches", "setup")
+V3_FIGURES_FIELDS = ("us_per_launch",)
+V3_PROVENANCE_FIELDS = ("libraries",)
+#: Row kinds version 3 added.
+NEW_KINDS = ("cublas", "transfer", "pipeline", "launch")
 RESULTS_DIR = "measure/results"
 
 
@@ -71,6 +80,9 @@ class Provenance:
     # Files the source includes with quotes (measure.includes), repo-relative path -> sha256; None when it
     # includes none (and in results written before includes were followed).
     source_includes: dict[str, str] | None = None
+    # Libraries the experiment called besides the driver (version 3), e.g. {"cublas": "/usr/.../libcublas.so.13",
+    # "cublas_version": "130100"}; empty when it called none.
+    libraries: dict[str, str] | None = None
 
 
 @dataclass(frozen=True)
@@ -138,13 +150,14 @@ class Figures:
     pct_of_copy_ceiling: float
     fits_in_l2: bool
     above_95pct_of_peak: bool
+    us_per_launch: float | None = None  # version 3, kind 'launch': median sample / launches per sample
 
 
 @dataclass(frozen=True)
 class Row:
     kernel: str
     label: str
-    kind: Literal["kernel", "memcpy", "observe"]
+    kind: Literal["kernel", "memcpy", "observe", "cublas", "transfer", "pipeline", "launch"]
     function: str
     size: str
     dims: dict[str, int]
@@ -163,6 +176,12 @@ class Row:
     counters: dict[str, float] | None = None
     occupancy: Occupancy | None = None  # kernel and observe rows (None for memcpy and older results)
     outcome: Outcome | None = None  # observe rows only: what the driver returned for the launch
+    # Version 3: the experiment the row belongs to (ceiling rows of several ceilings experiments share
+    # one list), launches per timed sample (kind 'launch'; None: one), and the kind's settings as text
+    # (e.g. {"math": "tf32"}, {"direction": "h2d", "host": "pinned"}, {"streams": "4", "chunks": "8"}).
+    experiment: str | None = None
+    launches: int | None = None
+    setup: dict[str, str] | None = None
 
     @property
     def refused(self) -> bool:
@@ -211,7 +230,22 @@ def result_path(root: Path, node: str, experiment: str) -> Path:
 
 def dumps(result: Result) -> str:
     """Stable, diff-friendly JSON: indented, but each list of numbers on one line."""
+    data = _versioned(result)
+    return _dump(data, 0) + "\n"
+
+
+def _versioned(result: Result) -> dict[str, Any]:
+    """The result as its schema version writes it: fields added by later versions left out."""
     data = _without_unset(asdict(result))
+    if result.schema_version <= 2:
+        for key in V3_PROVENANCE_FIELDS:
+            del data["provenance"][key]
+        for row in [*data["ceilings"], *data["rows"]]:
+            for key in V3_ROW_FIELDS:
+                del row[key]
+            if row["figures"] is not None:
+                for key in V3_FIGURES_FIELDS:
+                    del row["figures"][key]
     if result.schema_version == 1:
         for key in V2_RESULT_FIELDS:
             del data[key]
@@ -220,7 +254,7 @@ def dumps(result: Result) -> str:
         for row in [*data["ceilings"], *data["rows"]]:
             for key in V2_ROW_FIELDS:
                 del row[key]
-    return _dump(data, 0) + "\n"
+    return data
 
 
 def _dump(value: Any, indent: int) -> str:
@@ -246,8 +280,8 @@ def _without_unset(data: dict[str, Any]) -> dict[str, Any]:
 
 def digest_of(result: Result) -> str:
     """sha256 over the canonical JSON (sorted keys, no spaces) of the whole result but its digest."""
-    data = _without_unset(asdict(result))
-    del data["digest"]
+    data = _versioned(result)
+    data.pop("digest", None)
     text = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
@@ -277,7 +311,8 @@ def read_result(path: Path, rel: str, experiment: str, node: str) -> tuple[Resul
         return None, [Problem(p.path, p.line, f"invalid: {p.problem}", remedy) for p in unreadable]
     if isinstance(data, dict) and data.get("schema_version") not in READABLE_VERSIONS:
         got = data.get("schema_version")
-        readable = " and ".join(str(v) for v in READABLE_VERSIONS)
+        *first, last = (str(v) for v in READABLE_VERSIONS)
+        readable = f"{', '.join(first)} and {last}" if first else last
         return None, [Problem(rel, 1, f"invalid: schema version {got!r}, this runner reads {readable}", remedy)]
     result, problems = from_json(Result, data, rel, remedy)
     if result is None:
@@ -289,6 +324,21 @@ def read_result(path: Path, rel: str, experiment: str, node: str) -> tuple[Resul
         if newer:
             return None, [
                 Problem(rel, 1, f"invalid: schema version 1 has no '{newer[0]}' (a version-2 field)", remedy)
+            ]
+    if result.schema_version <= 2:
+        rows = [*data["ceilings"], *data["rows"]]
+        newer = [k for k in V3_ROW_FIELDS if any(k in r for r in rows)]
+        newer += [k for k in V3_FIGURES_FIELDS if any(k in (r.get("figures") or {}) for r in rows)]
+        newer += [k for k in V3_PROVENANCE_FIELDS if k in data["provenance"]]
+        newer += [r["kind"] for r in rows if r["kind"] in NEW_KINDS]
+        if newer:
+            return None, [
+                Problem(
+                    rel,
+                    1,
+                    f"invalid: schema version {result.schema_version} has no '{newer[0]}' (a version-3 field)",
+                    remedy,
+                )
             ]
     wrong = [
         (what, got)

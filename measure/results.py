@@ -16,7 +16,8 @@ orphaned   the file is for an experiment that no spec under ``code/`` declares a
 unregistered the file comes from a node that ``measure/nodes.yaml`` does not list
 tampered   a summary or a figure does not recompute exactly from the raw samples beside it, or
            (version 2) anything in the file differs from its ``digest``: counters included; or one
-           list holds two rows for the same kernel (id or label) at the same size
+           list holds two rows for the same kernel (id or label) at the same size, or two builds
+           of one function
 failed     a kernel did not match its reference (that row was never timed) or the run broke
 stale      the ``.cu`` source or the spec changed since the run (sha256 differs)
 incomplete counters were asked for (a version-2 run without ``--no-counters``) and a kernel row lacks
@@ -69,8 +70,12 @@ Example::
 For the ceilings experiment itself (``copy-ceilings``), ``rows()`` and ``ceiling_rows()`` list the same
 rows (the latter with ``is_ceiling`` set).
 
-Format notes: times are milliseconds (CUDA events), bandwidths decimal GB/s (1e9 bytes/s) counting
-bytes read plus bytes written as declared in the spec, clocks MHz, sizes bytes. Every raw sample is
+Format notes (schema version 3; versions 1 and 2 stay readable): times are milliseconds (CUDA events),
+bandwidths decimal GB/s (1e9 bytes/s) counting bytes read plus bytes written as declared in the spec
+(a ``transfer`` row counts bytes read only: the bytes crossing the link once; see :func:`bytes_moved`),
+``launch`` rows add ``launches`` and ``figures.us_per_launch``, every row names its ``experiment``
+(ceiling rows of several ceilings experiments share one list), ``provenance.libraries`` names the
+cuBLAS file and version a result used, clocks MHz, sizes bytes. Every raw sample is
 kept (``samples.times_ms`` with the SM clock read for it in ``samples.sm_clock_mhz``, -1 when NVML
 was unavailable); a sample whose clock is under ``settings.min_sm_clock_mhz`` counts as throttled and
 is left out of the summary. Floats are written with Python's shortest round-tripping repr, so
@@ -86,7 +91,14 @@ from pathlib import Path
 from measure import counters
 from measure.judge import STATES, State, failure_problems, incomplete_problems, stale_problems, tamper_problems
 from measure.nodes import NODES_PATH, load_nodes
-from measure.recompute import copy_ceiling_gbps, figures_for, recompute_ceilings, recompute_row
+from measure.recompute import (
+    bytes_moved,
+    copy_ceiling_gbps,
+    figures_for,
+    fp32_ceiling_gflops,
+    recompute_ceilings,
+    recompute_row,
+)
 from measure.resultformat import (
     READABLE_VERSIONS,
     RESULTS_DIR,
@@ -132,11 +144,13 @@ __all__ = [
     "Samples",
     "Settings",
     "State",
+    "bytes_moved",
     "copy_ceiling_gbps",
     "digest_of",
     "dumps",
     "failure_problems",
     "figures_for",
+    "fp32_ceiling_gflops",
     "incomplete_problems",
     "judge",
     "load_all",

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 from measure import stats
 from measure.judge import State
-from measure.recompute import copy_ceiling_gbps
+from measure.recompute import bytes_moved, copy_ceiling_gbps
 from measure.resultformat import Provenance, Result, Row
 from measure.spec import Declared
 from site_plugins.messages import Problem
@@ -41,11 +41,14 @@ class RowView:
     rel_stdev: float
     is_ceiling: bool
     kind: str = "kernel"  # or "memcpy" (the driver's copy)
-    bytes_moved: int = 0  # declared bytes read + written
+    bytes_moved: int = 0  # the bytes its GB/s counts (measure.recompute.bytes_moved)
     counters: dict[str, float] | None = None  # Nsight Compute metrics, where the run collected them
     copies: bool = False  # a copy kernel: its spec reference is 'copy' (a "% of copy" denominator)
     registers: int | None = None  # per thread, as the compiler reported for the row's function
     pct_of_shared_peak: float | None = None  # shared GB/s over all SMs' banks at the recorded SM clock
+    us_per_launch: float | None = None  # kind 'launch': median sample / launches per sample
+    launches: int | None = None  # kind 'launch': launches per timed sample
+    compute_ceiling: bool = False  # a ceiling row declaring FLOPs (e.g. FP32 FMA chains): a "% of FP32" denominator
 
     @property
     def median_us(self) -> float:
@@ -109,11 +112,15 @@ def _view(result: Result, row: Row, is_ceiling: bool, copies: bool = False) -> R
         s.rel_stdev,
         is_ceiling,
         row.kind,
-        row.bytes_read + row.bytes_written,
+        bytes_moved(row),
         row.counters,
-        copies or (is_ceiling and row.kind == "kernel"),
+        # A ceiling kernel is a copy unless it declares FLOPs (then it is a compute ceiling).
+        copies or (is_ceiling and row.kind == "kernel" and row.flops is None),
         registers=_registers(result, row),
         pct_of_shared_peak=_pct_of_shared_peak(result, row, f.shared_gbps),
+        us_per_launch=f.us_per_launch,
+        launches=row.launches,
+        compute_ceiling=is_ceiling and row.flops is not None and f.gflops is not None,
     )
 
 
@@ -173,7 +180,11 @@ class Entry:
     def copy_reference(self, row: RowView) -> RowView | None:
         """The denominator of ``row``'s "% of copy": the fastest copy KERNEL of the same run that moves the
         same bytes (read + written): the ceilings' kernel rows, and this experiment's own copy rows at
-        the row's size (a copy row may be its own denominator). None when no copy kernel moved them."""
+        the row's size (a copy row may be its own denominator). None when no copy kernel moved them, and
+        for rows whose bytes do not go through device memory alone (transfers, pipelines, cuBLAS,
+        launches): their GB/s is not a DRAM figure."""
+        if row.kind not in ("kernel", "memcpy"):
+            return None
         candidates = [c for c in self.ceiling_rows() if c.copies and c.bytes_moved == row.bytes_moved]
         candidates += [r for r in self.rows() if r.copies and r.size == row.size and r.bytes_moved == row.bytes_moved]
         return max(candidates, key=lambda c: c.gbps, default=None)
@@ -182,6 +193,18 @@ class Entry:
         """``row``'s GB/s as a percentage of :meth:`copy_reference` (computed here, never stored)."""
         ref = self.copy_reference(row)
         return 100.0 * row.gbps / ref.gbps if ref is not None and ref.gbps > 0 else None
+
+    def fp32_reference(self) -> RowView | None:
+        """The denominator of "% of FP32": the fastest compute ceiling row (FLOPs declared) of the run."""
+        candidates = [c for c in self.ceiling_rows() if c.compute_ceiling]
+        return max(candidates, key=lambda c: c.gflops or 0.0, default=None)
+
+    def pct_of_fp32(self, row: RowView) -> float | None:
+        """``row``'s GFLOP/s as a percentage of :meth:`fp32_reference` (None without FLOPs or a ceiling)."""
+        ref = self.fp32_reference()
+        if ref is None or not ref.gflops or row.gflops is None:
+            return None
+        return 100.0 * row.gflops / ref.gflops
 
     @property
     def copy_ceiling_gbps(self) -> float:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from measure import check as checks
-from measure import observed, references, stats
+from measure import observed, references, rowkinds, stats
 from measure import results as R
 from measure.cudadrv import DeviceError, Observation
 from measure.spec import DEVICE_SM_COUNT, Experiment, evaluate
@@ -59,7 +59,9 @@ class Rows:
     ) -> R.Row:
         """The row as the spec declares it at this size, not yet checked."""
         grid_env = {**env, DEVICE_SM_COUNT: self.dev.info.sm_count}
-        launch = R.Launch([evaluate(g, grid_env) for g in k.grid], list(k.block)) if k.kind != "memcpy" else None
+        # A pipeline's grid is per chunk: the runner records the first chunk's once it has cut them.
+        timed_launch = k.function is not None and k.kind != "pipeline"
+        launch = R.Launch([evaluate(g, grid_env) for g in k.grid], list(k.block)) if timed_launch else None
         return R.Row(
             kernel=k.id,
             label=k.label,
@@ -74,6 +76,8 @@ class Rows:
             shared_bytes=evaluate(k.shared_bytes, env) if k.shared_bytes else None,
             working_set_bytes=working_set,
             check=R.Check(False, k.tolerance, None, None, 0, "not run"),
+            launches=k.launch.count if k.launch is not None else None,
+            setup=rowkinds.setup_of(k),
         )
 
     def run_row(
@@ -89,17 +93,23 @@ class Rows:
         if k.kind == "memcpy":
             dst, src = k.args
             launch = self.dev.memcpy_launcher(bufs[dst], bufs[src], int(np.prod(shapes[dst])) * 4)
-            return self.check_and_time(exp, k, row, env, shapes, bufs, launch, None)
+            return self.check_and_time(exp, k, row, env, shapes, bufs, rowkinds.Plan(launch), None)
+        if k.kind == "cublas":
+            return self.check_and_time(exp, k, row, env, shapes, bufs, rowkinds.cublas(self.dev, k, env, bufs), None)
+        if k.kind == "transfer":
+            plan = rowkinds.transfer(self.dev, k, shapes, bufs)
+            return self.check_and_time(exp, k, row, env, shapes, bufs, plan, None)
         if kernel is None or isinstance(kernel, str):
             raise DeviceError(f"function '{k.function}' did not load: {kernel or 'not compiled'}")
-        launch_cfg = row.launch
-        assert launch_cfg is not None
+        launch_cfg = row.launch or R.Launch([], list(k.block))  # a pipeline's grid comes per chunk
         dynamic = evaluate(k.dynamic_shared, env) if k.dynamic_shared else 0
         opt_in = evaluate(k.max_dynamic_shared, env) if k.max_dynamic_shared is not None else None
         # The row's own opt-in, or the function's own limit back (rows do not depend on their order).
         opt_in_error = self.dev.set_max_dynamic_shared(kernel, opt_in, k.kind == "observe")
         row = replace(row, occupancy=self.occupancy(kernel, launch_cfg.block, dynamic))
-        args = [("P", int(bufs[a])) if a in bufs else ("i", evaluate(a, env)) for a in k.args]
+        args: list[tuple[str, int]] = []  # a pipeline's args are per chunk (measure.rowkinds)
+        if k.kind != "pipeline":
+            args = [("P", int(bufs[a])) if a in bufs else ("i", evaluate(a, env)) for a in k.args]
         grid, block = launch_cfg.grid, launch_cfg.block
         if k.kind == "observe":
             launch_args = (grid, block, args, dynamic)
@@ -107,8 +117,14 @@ class Rows:
         if opt_in_error:
             what = f"the opt-in to {opt_in} bytes" if opt_in is not None else "restoring the function's own limit"
             raise DeviceError(f"{what} of dynamic shared memory was refused: {opt_in_error}")
-        launch = self.dev.launcher(kernel, grid, block, args, dynamic)
-        return self.check_and_time(exp, k, row, env, shapes, bufs, launch, kernel)
+        if k.kind == "pipeline":
+            plan = rowkinds.pipeline(self.dev, exp, k, kernel, env, shapes, bufs, block, dynamic)
+            row = replace(row, launch=R.Launch(plan.grid, list(block)))
+        elif k.kind == "launch":
+            plan = rowkinds.launches(self.dev, k, kernel, grid, block, args, dynamic)
+        else:
+            plan = rowkinds.Plan(self.dev.launcher(kernel, grid, block, args, dynamic))
+        return self.check_and_time(exp, k, row, env, shapes, bufs, plan, kernel)
 
     def check_and_time(
         self,
@@ -118,14 +134,14 @@ class Rows:
         env: dict[str, int],
         shapes: dict[str, tuple[int, ...]],
         bufs: dict[str, Any],
-        launch: Callable[[], None],
+        plan: rowkinds.Plan,
         kernel: Kernel | None,
     ) -> R.Row:
-        check = self.check(exp, k, env, shapes, bufs, launch, kernel)
+        check = self.check(exp, k, env, shapes, bufs, plan.launch, kernel, plan=plan)
         row = replace(row, check=check)
         if not check.passed:
             return row
-        times, clocks = self.time(launch)
+        times, clocks = self.time(plan.launch)
         return replace(row, samples=R.Samples(times_ms=times, sm_clock_mhz=clocks))
 
     def observe_row(
@@ -179,6 +195,7 @@ class Rows:
         launch: Callable[[], None],
         kernel: Kernel | None,
         refused: Callable[[], bool] = lambda: False,
+        plan: rowkinds.Plan | None = None,
     ) -> R.Check:
         """Fresh random inputs (never zeros), poisoned outputs, the row's ``__constant__`` data, one
         launch, compare every output. A launch the driver ``refused`` (observed rows) is not checked."""
@@ -195,6 +212,8 @@ class Rows:
         for symbol, buffer in k.constants.items():  # after the inputs, before any launch (check and timing)
             assert kernel is not None
             self.dev.upload_constant(kernel, symbol, inputs[buffer])
+        if plan is not None:  # host copies of the inputs, poisoned host outputs (transfers, pipelines)
+            plan.on_inputs(inputs)
         self.dev.synchronize()
         launch()
         if refused():
@@ -212,7 +231,8 @@ class Rows:
                 f"reference '{k.reference}' returned {sorted(expected)}, the outputs are {sorted(outputs)}",
             )
         for name in outputs:
-            got = self.dev.download(bufs[name], shapes[name])
+            host = plan.outputs.get(name) if plan is not None else None
+            got = host.reshape(shapes[name]).copy() if host is not None else self.dev.download(bufs[name], shapes[name])
             result = checks.compare(got, expected[name], k.tolerance)
             if not result.passed:
                 return replace(result, message=f"{name}: {result.message}")
@@ -258,3 +278,4 @@ class Rows:
 def error_text(exc: BaseException) -> str:
     lines = f"{type(exc).__name__}: {exc}".splitlines()
     return (lines[0] if lines else type(exc).__name__)[:500]
+

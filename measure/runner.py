@@ -12,6 +12,7 @@ it is complete.
 from __future__ import annotations
 
 import datetime as dt
+import math
 import socket
 import time
 import uuid
@@ -36,6 +37,17 @@ if TYPE_CHECKING:  # the device module needs PyCUDA; tests drive the runner with
     from measure.device import Device, Kernel
 
 __all__ = ["Options", "Provenance0", "Runner", "run"]
+
+
+@dataclass(frozen=True)
+class Measured:
+    """One experiment's rows as measured, before they are summarized against the run's ceilings."""
+
+    declared: Declared
+    prov: R.Provenance
+    error: str
+    builds: list[R.KernelBuild]
+    rows: list[R.Row]
 
 
 @dataclass(frozen=True)
@@ -112,7 +124,7 @@ class Runner:
             driver_release=info.driver_release,
             cuda_driver_version=info.cuda_driver_version,
             nvcc_version=self.nvcc,
-            nvcc_flags=self.dev.nvcc_flags(self.node.arch),
+            nvcc_flags=self.dev.nvcc_flags(self.node.arch, str(Path(d.source_path).parent)),
             pycuda_version=self.versions["pycuda"],
             numpy_version=self.versions["numpy"],
             python_version=self.versions["python"],
@@ -134,6 +146,15 @@ class Runner:
     # --- one experiment ---------------------------------------------------------------------------
 
     def run_experiment(self, d: Declared, ceilings: list[R.Row] | None, report: Reporter) -> R.Result:
+        """Measure ``d`` and judge its rows against ``ceilings``; None: ``d`` is the run's only ceilings
+        experiment, its rows are the ceilings."""
+        measured = self.measure(d, report)
+        if ceilings is None:
+            return self.finish_ceilings([measured])[0]
+        return self.finish(measured, ceilings)
+
+    def measure(self, d: Declared, report: Reporter) -> Measured:
+        """Compile and run every row of ``d``; rows not yet summarized."""
         started = utc_now()
         exp = d.experiment
         source = (self.root / d.source_path).read_text(encoding="utf-8")
@@ -142,10 +163,10 @@ class Runner:
         builds: list[R.KernelBuild] = []
         rows: list[R.Row] = []
         try:
-            module = self.dev.compile(source, self.node.arch)
+            module = self.dev.compile(source, self.node.arch, (self.root / d.source_path).parent)
             kernels: dict[str, Kernel | str] = {}
             for k in exp.kernels:
-                if k.kind != "memcpy" and k.function is not None:
+                if k.function is not None:
                     try:  # a function that does not load fails its rows, not the experiment
                         kernels[k.id] = kernel = self.dev.kernel(module, k.function, _arg_types(exp, k))
                     except Exception as exc:
@@ -158,26 +179,39 @@ class Runner:
         except Exception as exc:  # record the failure: a result that says why it broke
             error = error_text(exc)
             report.note(f"  ! {exp.id}: {error}")
-        prov = replace(prov, finished_utc=utc_now())
-        if ceilings is None:  # this IS the ceilings experiment: its rows are the ceilings
-            rows = R.recompute_ceilings(rows, prov, self.settings)
-            ceiling_rows = rows
-        else:
-            ceiling_rows = ceilings
-            best = R.copy_ceiling_gbps(ceiling_rows)
-            rows = [R.recompute_row(r, prov, self.settings, best) for r in rows]
-        failed = bool(error) or any(r.failed for r in rows)
+        libraries = self.dev.libraries() if any(k.kind == "cublas" for k in exp.kernels) else {}
+        prov = replace(prov, finished_utc=utc_now(), libraries=libraries)
+        return Measured(d, prov, error, builds, rows)
+
+    def finish_ceilings(self, measured: list[Measured]) -> list[R.Result]:
+        """The ceilings experiments' results: every one carries all their rows as its ceilings, each
+        row's copy figure against the best copy among them all."""
+        summarized = [[R.recompute_row(r, m.prov, self.settings, math.nan) for r in m.rows] for m in measured]
+        best = R.copy_ceiling_gbps([r for rows in summarized for r in rows])
+        final = [
+            [R.recompute_row(r, m.prov, self.settings, best) for r in rows]
+            for m, rows in zip(measured, summarized, strict=True)
+        ]
+        ceilings = [r for rows in final for r in rows]
+        return [self._result(m, rows, ceilings) for m, rows in zip(measured, final, strict=True)]
+
+    def finish(self, m: Measured, ceilings: list[R.Row]) -> R.Result:
+        best = R.copy_ceiling_gbps(ceilings)
+        return self._result(m, [R.recompute_row(r, m.prov, self.settings, best) for r in m.rows], ceilings)
+
+    def _result(self, m: Measured, rows: list[R.Row], ceilings: list[R.Row]) -> R.Result:
+        failed = bool(m.error) or any(r.failed for r in rows)
         return R.Result(
             schema_version=R.SCHEMA_VERSION,
-            experiment=exp.id,
-            title=exp.title,
+            experiment=m.declared.id,
+            title=m.declared.experiment.title,
             node=self.node_name,
             status="failed" if failed else "ok",
-            error=error,
-            provenance=prov,
+            error=m.error,
+            provenance=m.prov,
             settings=self.settings,
-            builds=builds,
-            ceilings=ceiling_rows,
+            builds=m.builds,
+            ceilings=ceilings,
             rows=rows,
         )
 
@@ -198,7 +232,7 @@ class Runner:
             for k in exp.kernels:
                 report.start(f"{exp.id} {k.label} @ {label}")
                 env = {**dims, **k.params}
-                row = self.rows.declared_row(k, label, env, dims, working_set)
+                row = replace(self.rows.declared_row(k, label, env, dims, working_set), experiment=exp.id)
                 try:  # one row's failure is recorded in that row; the others still run
                     row = self.rows.run_row(exp, k, row, env, shapes, bufs, kernels.get(k.id))
                 except Exception as exc:
@@ -228,8 +262,10 @@ def _row_line(exp_id: str, row: R.Row) -> str:
     s = row.samples
     assert s is not None
     med = stats.median(s.times_ms)
-    bw = stats.gbps(row.bytes_read + row.bytes_written, med)
+    bw = stats.gbps(R.bytes_moved(row), med)
     extra = f" {stats.gflops(row.flops, med):9.1f} GFLOP/s" if row.flops else ""
+    if row.launches:
+        extra += f" {med * 1000 / row.launches:8.3f} us/launch"
     return (
         f"  {exp_id:22} {row.label:38} {row.size:24} {med * 1000:10.2f} us {bw:8.1f} GB/s{extra}"
         f"  n={len(s.times_ms)} rsd={stats.rel_stdev(s.times_ms) * 100:.2f}%"
@@ -298,7 +334,7 @@ def run(
             )
             return 2
         runner = Runner(root, node_name, node, device, options, prov0, out_dir)
-        ceiling = [d for d in declared.values() if d.experiment.ceilings]
+        ceiling = sorted((d for d in declared.values() if d.experiment.ceilings), key=lambda d: d.id)
         chosen = [declared[i] for i in ids] if ids else sorted(declared.values(), key=lambda d: d.id)
         chosen = ceiling + [d for d in chosen if not d.experiment.ceilings]
         total = sum(len(d.experiment.sizes) * len(d.experiment.kernels) for d in chosen)
@@ -311,18 +347,26 @@ def run(
         )
         outcome = counter_pass(root, node_name, chosen, info.compute_capability, counter_settings)
         ok = True
-        ceiling_rows: list[R.Row] | None = None
         t0 = time.monotonic()
         with Reporter(total) as report:
-            for d in chosen:
-                result = runner.run_experiment(d, None if d.experiment.ceilings else (ceiling_rows or []), report)
-                result = counterpass.attach(result, outcome, d.experiment.ceilings)
-                if d.experiment.ceilings:
-                    ceiling_rows = list(result.ceilings)
-                path = out_dir / node_name / f"{d.id}.json"
+
+            def write(result: R.Result) -> None:
+                nonlocal ok
+                path = out_dir / node_name / f"{result.experiment}.json"
                 R.write_result(path, result)
                 ok = ok and result.status == "ok"
                 report.note(f"wrote {path} ({result.status})")
+
+            # Every ceilings experiment first; their results are written once all of them are measured,
+            # so each carries every ceiling of the run.
+            measured = [runner.measure(d, report) for d in ceiling]
+            ceiling_results = [counterpass.attach(r, outcome, True) for r in runner.finish_ceilings(measured)]
+            ceiling_rows = [r for res in ceiling_results for r in res.rows]
+            for result in ceiling_results:
+                write(replace(result, ceilings=ceiling_rows))
+            for d in chosen[len(ceiling) :]:
+                result = runner.finish(runner.measure(d, report), ceiling_rows)
+                write(counterpass.attach(result, outcome, False))
         print(f"suite wall time {time.monotonic() - t0:.1f} s (after setup)", flush=True)
         return 0 if ok else 1
     finally:

@@ -29,7 +29,8 @@ size's dims and the kernel's params, e.g. ``cdiv(cols, 32)`` or ``4 * rows * col
 
 Optional keys of a kernel entry:
 
-- ``kind``: ``kernel`` (the default: checked, then timed), ``memcpy`` (the driver's device-to-device copy;
+- ``kind``: ``kernel`` (the default: checked, then timed), ``cublas``, ``transfer``, ``pipeline``, ``launch``
+  (below), ``memcpy`` (the driver's device-to-device copy;
   ``args: [destination, source]``, no function, block or grid) or ``observe``: launched exactly once and
   never timed; the result records what the driver returned for that launch (``launched``, the error's
   name and string, e.g. ``CUDA_ERROR_INVALID_VALUE`` / ``invalid argument``). A refused launch is a valid
@@ -67,9 +68,66 @@ An observed launch without and with the opt-in, 64 KiB of dynamic shared memory 
         max_dynamic_shared: 65536
         ...                       # the rest as above
 
-One experiment may set ``ceilings: true``: it measures the node's copy ceilings (driver memcpy and copy
-kernels) and the runner runs it first in every run, so every other row is compared with a ceiling
-measured in the same run.
+Four more kinds, each with its own section (a row of another kind may not carry it, and a row of the
+kind must)::
+
+      - id: cublas-sgemm                        # kind cublas: C (m x n) = A (m x k) @ B (k x n), row-major
+        label: cuBLAS SGEMM
+        kind: cublas
+        gemm: {math: fp32, m: m, n: n, k: k}    # math: fp32 (cublasSgemm, FP32 math) | tf32 (cublasGemmEx,
+                                                #   CUBLAS_COMPUTE_32F_FAST_TF32); m, n, k: expressions
+        args: [c, a, b]                         # output C, inputs A and B; they must hold m*n, m*k, k*n elements
+        reference: matmul
+        tolerance: 1.0e-4
+        flops: 2 * m * n * k
+        bytes_read: 4 * (m * k + k * n)
+        bytes_written: 4 * m * n
+      - id: h2d-pinned                          # kind transfer: one host<->device copy
+        label: host to device, pinned
+        kind: transfer
+        transfer: {direction: h2d, host: pinned}   # direction: h2d | d2h; host: pageable | pinned
+        args: [dst, src]                        # an output and an input buffer of equal length. h2d: the host
+                                                #   copy of src is copied into dst; d2h: src into a host array,
+                                                #   which is what is checked as dst
+        reference: copy
+        bytes_read: 4 * n                       # GB/s counts bytes_read once (the bytes crossing the link);
+        bytes_written: 4 * n                    #   bytes_written must equal bytes_read
+      - id: overlap-4                           # kind pipeline: chunks of H2D copy, kernel, D2H copy
+        label: 8 chunks, 4 streams
+        kind: pipeline
+        function: scale_add
+        block: [256]
+        grid: ["cdiv(chunk, 256)"]              # per chunk: n and chunk are the chunk's element count
+        args: [dst, src, chunk]                 # buffers are offset to the chunk; inputs copied in, outputs out
+        pipeline: {streams: 4, chunks: 8, host: pinned}   # streams >= 1 (1 = serial), chunks >= streams,
+                                                          #   host: pinned (default) | pageable
+        reference: scale_add                    # checked on the host copy of the output
+        bytes_read: 4 * n                       # GB/s counts both directions: bytes_read + bytes_written
+        bytes_written: 4 * n
+      - id: graph-1000                          # kind launch: count launches per timed sample
+        label: 1,000 launches, one CUDA graph
+        kind: launch
+        function: tiny_copy
+        block: [32]
+        grid: [1]
+        args: [dst, src]
+        launch: {mode: graph, count: 1000}      # mode: stream (back to back) | graph (captured once, one
+                                                #   cuGraphLaunch) | sync (launch + synchronize each time);
+                                                #   count >= 1; results add us_per_launch = median / count
+        reference: copy
+        bytes_read: 4 * n
+        bytes_written: 4 * n
+
+``cublas`` and ``transfer`` rows declare no function, block, grid, shared memory, constants or counters.
+The counter pass profiles only ``kernel`` rows (ncu would see cuBLAS's own kernels, copies are not
+kernels, and a pipeline or launch row repeats a function a kernel row can measure), so no other kind
+declares ``counters`` and no other kind is judged incomplete for lacking them.
+
+Experiments that set ``ceilings: true`` measure the node's ceilings: copies (reference ``copy``, no
+``flops``: driver memcpy and copy kernels) and compute ceilings (``flops`` declared, e.g. FP32 FMA chains).
+The runner runs every one of them first in every run and stores all their rows in every result of the
+run, so every "% of" a page shows names a ceiling measured in the same run. A ceilings experiment holds
+only ``kernel`` and ``memcpy`` rows.
 """
 
 from __future__ import annotations
@@ -219,20 +277,22 @@ def parse_spec(text: str, spec_path: str, source_text: str | None) -> tuple[Decl
         check_kernel(k, ctx, add)
     if exp.ceilings:
         for i, k in enumerate(exp.kernels):
-            if k.reference != "copy":
+            if k.kind not in ("kernel", "memcpy"):
                 add(
                     exp,
                     "kernels",
-                    f"ceiling experiment kernel '{k.id}' is not a copy",
-                    "a ceilings experiment holds only copies (reference 'copy')",
+                    f"ceiling experiment kernel '{k.id}' is kind '{k.kind}', not a timed kernel or memcpy",
+                    "a ceilings experiment holds only timed copies and compute ceilings: move the row to another "
+                    "experiment",
                     i,
                 )
-            elif k.kind == "observe":
+            elif (k.reference == "copy") == (k.flops is not None):
                 add(
                     exp,
                     "kernels",
-                    f"ceiling experiment kernel '{k.id}' is kind 'observe', which is never timed",
-                    "a ceilings experiment holds only timed copies: move the observed launch to another experiment",
+                    f"ceiling experiment kernel '{k.id}' is neither a copy (reference 'copy', no flops) nor a "
+                    "compute ceiling (flops declared, another reference)",
+                    "a copy ceiling checks against 'copy' and declares no flops; a compute ceiling declares flops",
                     i,
                 )
     if problems:
@@ -244,7 +304,6 @@ def load_specs(root: Path) -> tuple[dict[str, Declared], list[Problem]]:
     """Every experiment under ``code/*/experiment.yaml``, by id; problems for the malformed ones."""
     specs: dict[str, Declared] = {}
     problems: list[Problem] = []
-    ceilings: list[Declared] = []
     for spec_file in sorted((root / CODE_DIR).glob(f"*/{SPEC_NAME}")):
         rel = spec_file.relative_to(root).as_posix()
         text, probs = textfile.read(spec_file, rel)
@@ -279,18 +338,6 @@ def load_specs(root: Path) -> tuple[dict[str, Declared], list[Problem]]:
             )
             continue
         specs[declared.id] = declared
-        if declared.experiment.ceilings:
-            ceilings.append(declared)
-    if len(ceilings) > 1:
-        for d in ceilings[1:]:
-            problems.append(
-                Problem(
-                    d.spec_path,
-                    d.id_line,
-                    f"a second ceilings experiment ('{d.id}')",
-                    f"keep only one experiment with 'ceilings: true' (first: {ceilings[0].id})",
-                )
-            )
     return specs, problems
 
 

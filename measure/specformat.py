@@ -7,15 +7,20 @@ these classes and words its remedies from them. The prose reference with an exam
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from site_plugins import textfile
 from site_plugins.schema import meta
 
-#: Row kinds: a timed kernel, a timed driver memcpy, or a kernel launched once whose outcome is recorded.
-KINDS = ("kernel", "memcpy", "observe")
+#: Row kinds: a timed kernel, a timed driver memcpy, a kernel launched once whose outcome is recorded, a
+#: timed cuBLAS GEMM, a timed host<->device copy, a chunked copy-kernel-copy pipeline over streams, and
+#: a run of back-to-back launches (launch overhead).
+KINDS = ("kernel", "memcpy", "observe", "cublas", "transfer", "pipeline", "launch")
+Kind = Literal["kernel", "memcpy", "observe", "cublas", "transfer", "pipeline", "launch"]
+#: The section each kind needs (and no other kind may have).
+KIND_SECTIONS = {"cublas": "gemm", "transfer": "transfer", "pipeline": "pipeline", "launch": "launch"}
 
 
 @dataclass(frozen=True)
@@ -32,6 +37,53 @@ class Size:
 
 
 @dataclass(frozen=True)
+class Gemm:
+    """``kind: cublas``: C (m x n) = A (m x k) @ B (k x n), row-major float32."""
+
+    math: Literal["fp32", "tf32"] = field(
+        metadata=meta("'fp32' (cublasSgemm, FP32 math) or 'tf32' (cublasGemmEx, COMPUTE_32F_FAST_TF32)")
+    )
+    m: str = field(metadata=meta("rows of A and C (an expression)"))
+    n: str = field(metadata=meta("columns of B and C (an expression)"))
+    k: str = field(metadata=meta("columns of A, rows of B (an expression)"))
+
+
+@dataclass(frozen=True)
+class Transfer:
+    """``kind: transfer``: one copy between host memory and a device buffer."""
+
+    direction: Literal["h2d", "d2h"] = field(metadata=meta("'h2d' (host to device) or 'd2h' (device to host)"))
+    host: Literal["pageable", "pinned"] = field(
+        metadata=meta("'pageable' (an ordinary numpy array) or 'pinned' (page-locked, cuMemHostAlloc)")
+    )
+
+
+@dataclass(frozen=True)
+class Pipeline:
+    """``kind: pipeline``: the buffers cut into chunks; each chunk's H2D copy, kernel and D2H copy on
+    stream (chunk % streams)."""
+
+    streams: int = field(metadata=meta("streams the chunks take turns on (1 = the serial baseline)"))
+    chunks: int = field(metadata=meta("pieces the buffers are cut into"))
+    host: Literal["pageable", "pinned"] = field(
+        default="pinned", metadata=meta("host memory of the copies: 'pinned' (default) or 'pageable'")
+    )
+
+
+@dataclass(frozen=True)
+class LaunchRun:
+    """``kind: launch``: ``count`` launches of the function per timed sample."""
+
+    mode: Literal["stream", "graph", "sync"] = field(
+        metadata=meta(
+            "'stream' (back-to-back launches), 'graph' (captured once, one cuGraphLaunch) or "
+            "'sync' (launch, then synchronize, each time)"
+        )
+    )
+    count: int = field(metadata=meta("launches per timed sample, 1 or more"))
+
+
+@dataclass(frozen=True)
 class Kernel:
     id: str = field(metadata=meta("a short id, unique in the experiment, e.g. 'tile32-padded'"))
     label: str = field(metadata=meta("the row label tables show, e.g. 'tile[32][33]'"))
@@ -39,9 +91,12 @@ class Kernel:
     bytes_read: str = field(metadata=meta("bytes read from device memory per launch (an expression)"))
     bytes_written: str = field(metadata=meta("bytes written to device memory per launch (an expression)"))
     args: list[str] = field(metadata=meta("the kernel's arguments: buffer names or integer expressions"))
-    kind: Literal["kernel", "memcpy", "observe"] = field(
+    kind: Kind = field(
         default="kernel",
-        metadata=meta("'kernel' (checked, timed), 'memcpy' (driver copy) or 'observe' (launched once)"),
+        metadata=meta(
+            "'kernel' (checked, timed), 'memcpy' (driver copy), 'observe' (launched once), 'cublas', "
+            "'transfer', 'pipeline' or 'launch'"
+        ),
     )
     function: str | None = field(default=None, metadata=meta('the extern "C" __global__ function'))
     block: list[int] = field(default_factory=list, metadata=meta("threads per block, e.g. [32, 8]"))
@@ -63,6 +118,10 @@ class Kernel:
     counters: list[str] = field(
         default_factory=list, metadata=meta("extra Nsight Compute metrics for this kernel")
     )
+    gemm: Gemm | None = field(default=None, metadata=meta("kind 'cublas' only: {math, m, n, k}"))
+    transfer: Transfer | None = field(default=None, metadata=meta("kind 'transfer' only: {direction, host}"))
+    pipeline: Pipeline | None = field(default=None, metadata=meta("kind 'pipeline' only: {streams, chunks, host}"))
+    launch: LaunchRun | None = field(default=None, metadata=meta("kind 'launch' only: {mode, count}"))
 
 
 @dataclass(frozen=True)
@@ -100,4 +159,5 @@ class Declared:
 
 
 def sha256_file(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+    # Line endings as text is read (an LF file's sha256 is that of its bytes): a CRLF checkout is not stale.
+    return textfile.sha256_text(path.read_bytes())

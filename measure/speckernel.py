@@ -1,7 +1,8 @@
 """The cross-checks of one kernel entry in an experiment spec (called by :func:`measure.spec.parse_spec`).
 
 Kept apart from the experiment-level checks so each module stays one readable concern: what a kernel
-row may declare for its kind (``kernel``, ``memcpy``, ``observe``), its launch, arguments, expressions,
+row may declare for its kind (``kernel``, ``memcpy``, ``observe``; the other kinds' own sections are
+checked in :mod:`measure.speckinds`), its launch, arguments, expressions,
 dynamic shared memory and its opt-in, ``__constant__`` uploads and extra counters.
 """
 
@@ -11,7 +12,7 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from measure import references
+from measure import references, speckinds
 from measure.expr import ExprError, check_expr, evaluate
 from measure.specformat import Buffer, Kernel, Size
 
@@ -74,9 +75,30 @@ def check_kernel(k: Kernel, ctx: Context, add: Add) -> None:
         value = getattr(k, key)
         if value is not None:
             check_expr(value, names, k, key, None, f"{where} {key}", add)
+    if not speckinds.check_sections(k, where, add):
+        return
     if k.kind == "memcpy":
         _check_memcpy(k, where, buffer_names, add)
         return
+    if k.kind in ("cublas", "transfer"):
+        speckinds.check_no_launch(k, where, add)
+        if k.kind == "cublas":
+            speckinds.check_cublas(k, where, ctx.buffers, names, ctx.sizes, add)
+        else:
+            speckinds.check_transfer(k, where, ctx.buffers, ctx.sizes, add)
+        return
+    if k.kind == "pipeline":
+        names = names | {speckinds.CHUNK}
+        speckinds.check_pipeline(k, where, ctx.buffers, ctx.sizes, add)
+    elif k.kind == "launch":
+        speckinds.check_launch_run(k, where, add)
+    if k.counters and k.kind in ("pipeline", "launch"):
+        add(
+            k,
+            "counters",
+            f"{where} is kind '{k.kind}', whose launches the counter pass does not profile",
+            "drop 'counters' (only kind 'kernel' rows get counters)",
+        )
     _check_launch(k, where, names, ctx, add)
     _check_shared(k, where, names, ctx, add)
     _check_constants(k, where, ctx, add)

@@ -283,7 +283,9 @@ def make_result(
         error="",
         provenance=provenance,
         settings=settings,
-        builds=[R.KernelBuild(k.function or "", 16, 0, 0, 1024) for k in exp.kernels],
+        # As the runner records them: one per compiled function, none for a memcpy.
+        builds=[R.KernelBuild(f, 16, 0, 0, 1024)
+                for f in dict.fromkeys(k.function for k in exp.kernels if k.kind != "memcpy" and k.function)],
         ceilings=ceilings,
         rows=rows,
     )

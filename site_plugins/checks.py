@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from site_plugins import images, measured, pipeline, render, schema, staging, textfile
+from site_plugins import images, mdnesting, measured, pipeline, render, schema, staging, textfile
 from site_plugins.content import md_links, normalise, source_urls
 from site_plugins.links import evidence
 from site_plugins.messages import Problem
@@ -96,8 +96,9 @@ def _handwritten(root: Path, opts: Options, build: pipeline.Build, checked: Chec
         path = f"{opts.docs_dir}/{uri}"
         text, problems = textfile.read(file, path)
         m = _FRONT.match(text or "")
+        node = None
         if text is not None and m and m.group("yaml"):
-            _, problems = schema.parse_yaml(m.group("yaml"), path, 2)  # bounded, before MkDocs reads it
+            node, problems = schema.parse_yaml(m.group("yaml"), path, 2)  # bounded, before MkDocs reads it
         if text is None or problems:
             checked.problems += problems
             checked.dropped.add(uri)
@@ -105,6 +106,13 @@ def _handwritten(root: Path, opts: Options, build: pipeline.Build, checked: Chec
         body = text[m.end():] if m else text
         skipped = len(body) - len(body.lstrip("\n"))  # MkDocs drops leading blank lines too
         first_line = (text[: m.end()].count("\n") if m else 0) + 1 + body[:skipped].count("\n")
+        # Nesting Python-Markdown would recurse past its stack on: the page never reaches MkDocs.
+        deep = mdnesting.yaml_strings_problem(node, path) or mdnesting.nesting_problem(body.lstrip("\n"), path,
+                                                                                          first_line)
+        if deep:
+            checked.problems.append(deep)
+            checked.dropped.add(uri)
+            continue
         out.append((uri, path, body.lstrip("\n"), first_line))
     return out
 

@@ -24,6 +24,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "sign": ("site_plugins.signoff_cli", "sign_main", "sign an entry as its author or reviewer"),
     "status": ("site_plugins.signoff_report_cli", "status_main", "show each entry's sign-off state"),
     "diff": ("site_plugins.signoff_report_cli", "diff_main", "show what changed in an entry since sign-off"),
+    "signers": ("site_plugins.signers_cli", "main", "export keys and sign-offs for stock `ssh-keygen -Y verify`"),
 }
 
 

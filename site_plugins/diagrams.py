@@ -40,7 +40,9 @@ class Diagram:
 # 13-unit text stays at 11 CSS px or more in a 340 px column.
 W = 400
 PANEL = 112  # side of the input and output panels; the tile panel is PANEL wide plus the padding column
-TOP = 24
+Y_SUMMARY = 14  # the line that states the block shape, rows per thread and barriers
+Y_TITLES = 34
+TOP = 44
 X_IN, X_TILE, X_OUT = 0.0, 140.0, 288.0
 Y_BAR = TOP + PANEL + 14
 Y_BANKS = Y_BAR + 34
@@ -59,7 +61,12 @@ def _cell(r: int, c: int) -> str:
 
 def _state(p: Mapping[str, int]) -> tm.TileState:
     return tm.TileState(tile=p["tile"], pad=p["pad"], step=p["step"], cut_x=p["cut_x"], cut_y=p["cut_y"],
-                        guard_barrier=bool(p["guard_barrier"]))
+                        guard_barrier=bool(p["guard_barrier"]), block_y=p["block_y"])
+
+
+def outline(s: tm.TileState) -> list[tuple[int, int]]:
+    """Warp 0's cells of the tile over all its passes (outlined in the drawing)."""
+    return [c for acc in tm.warp_passes(s) for c in acc.cells]
 
 
 def scene(s: tm.TileState) -> str:
@@ -74,9 +81,10 @@ def scene(s: tm.TileState) -> str:
     def text(x: float, y: float, words: str, anchor: str = "start") -> None:
         out.append(f'<text x="{_n(x)}" y="{_n(y)}" text-anchor="{anchor}">{escape(words)}</text>')
 
-    text(X_IN, 14, "global in")
-    text(X_TILE + (PANEL + s.pad * cell) / 2, 14, f"tile[{t}][{s.width}]", "middle")
-    text(W, 14, "global out", "end")
+    text(W / 2, Y_SUMMARY, tm.summary(s), "middle")
+    text(X_IN, Y_TITLES, "global in")
+    text(X_TILE + (PANEL + s.pad * cell) / 2, Y_TITLES, f"tile[{t}][{s.width}]", "middle")
+    text(W, Y_TITLES, "global out", "end")
     for x0 in (X_IN, X_OUT):
         rect(x0, TOP, PANEL, PANEL, "tl-frame")
     # Parts of the edge tile past the matrix: hatched in the input (cols, rows) and, transposed, the output.
@@ -112,8 +120,9 @@ def scene(s: tm.TileState) -> str:
     if s.pad:
         out.append(f'<rect class="tl-pad" x="{t}" y="0" width="{s.pad}" height="{t}"/>')
     acc = tm.warp_access(s)
-    if acc is not None:  # warp 0's cells, outlined
-        out.append(f'<path class="tl-warp" d="{"".join(_cell(r, c) for r, c in acc.cells)}"/>')
+    cells = outline(s)
+    if cells:  # warp 0's cells over all its passes, outlined
+        out.append(f'<path class="tl-warp" d="{"".join(_cell(r, c) for r, c in cells)}"/>')
     out.append(f'<rect class="tl-frame" x="0" y="0" width="{s.width}" height="{t}"/></g>')
     mid = TOP + PANEL / 2
     if name == "load":
@@ -123,10 +132,10 @@ def scene(s: tm.TileState) -> str:
         out.append(f'<line class="tl-arrow" x1="{_n(X_TILE + s.width * cell + 4)}" y1="{_n(mid)}" '
                    f'x2="{_n(X_OUT - 6)}" y2="{_n(mid)}" marker-end="url(#tl-head)"/>')
     if name == "barrier":
-        cls = "tl-barrier tl-barrier--broken" if s.guard_barrier and tm.switched_off(s, "load") else "tl-barrier"
+        cls = "tl-barrier tl-barrier--broken" if s.guard_barrier and tm.absent_threads(s) else "tl-barrier"
         out.append(f'<line class="{cls}" x1="0" y1="{_n(Y_BAR)}" x2="{W}" y2="{_n(Y_BAR)}"/>')
         text(W / 2, Y_BAR + 18, "__syncthreads()", "middle")
-    if acc is not None:  # warp 0's lanes stacked on their banks
+    if acc is not None:  # warp 0's lanes in its first pass, stacked on their banks
         counts = [0] * tm.BANKS
         for b in acc.banks:
             counts[b] += 1
@@ -138,13 +147,18 @@ def scene(s: tm.TileState) -> str:
                 rect(x, base - n * BANK_H, BANK_W - 2, n * BANK_H, "tl-bank", f' style="--b:{b}"')
         text(8, base + 16, "bank 0")
         text(8 + 32 * BANK_W - 2, base + 16, "31", "end")
-        text(W / 2, base + 16, f"warp 0: {acc.ways}-way" if acc.ways > 1 else "warp 0: no conflict", "middle")
+        text(W / 2, base + 16, strip_label(acc.ways), "middle")
     return "".join(out)
 
 
+def strip_label(ways: int) -> str:
+    return f"warp 0: {ways}-way conflict" if ways > 1 else "warp 0: no conflict"
+
+
 def _svg(s: tm.TileState, alt: str) -> str:
+    # Width: the column's, capped (as the charts are) where its 13-unit text reaches the body text size.
     return (f'<svg xmlns="http://www.w3.org/2000/svg" class="gloss-diagram" role="img" '
-            f'viewBox="0 0 {W} {HEIGHT}" width="100%" style="max-width:{W}px" font-size="13" fill="currentColor" '
+            f'viewBox="0 0 {W} {HEIGHT}" width="100%" font-size="13" fill="currentColor" '
             f'aria-labelledby="gloss-tl-title gloss-tl-desc">'
             f'<title id="gloss-tl-title">Tile lifecycle, tile[{s.tile}][{s.width}]</title>'
             f'<desc id="gloss-tl-desc">{escape(alt)}</desc>'
@@ -154,21 +168,28 @@ def _svg(s: tm.TileState, alt: str) -> str:
 
 
 def data(s: tm.TileState) -> dict[str, object]:
-    """What the script needs to redraw any tile size and step: the parameters and, per tile size and
-    step, warp 0's cells, their banks, the conflict ways and the step's sentence."""
+    """What the script needs to redraw any tile size and step: the parameters and, per tile size, the
+    figure's stated numbers (block shape, rows per thread, barriers) and whether the barrier is broken,
+    and per step warp 0's cells over all passes, the banks of its first pass, the strip's label and the
+    step's sentence."""
     states: dict[str, list[dict[str, object]]] = {}
+    summaries: dict[str, str] = {}
+    broken: dict[str, bool] = {}
     for t in tm.TILE_SIZES:
-        steps = []
+        steps: list[dict[str, object]] = []
         for i in range(len(tm.STEPS)):
-            st = tm.TileState(t, s.pad, i, s.cut_x, s.cut_y, s.guard_barrier)
+            st = tm.TileState(t, s.pad, i, s.cut_x, s.cut_y, s.guard_barrier, s.block_y)
             acc = tm.warp_access(st)
-            steps.append({"text": tm.describe(st), "ways": acc.ways if acc else 0,
-                          "cells": [list(c) for c in acc.cells] if acc else [],
+            steps.append({"text": tm.describe(st), "label": strip_label(acc.ways) if acc else "",
+                          "outline": [list(c) for c in outline(st)],
                           "banks": list(acc.banks) if acc else []})
         states[str(t)] = steps
+        summaries[str(t)] = tm.summary(tm.TileState(t, block_y=s.block_y))
+        broken[str(t)] = bool(s.guard_barrier and tm.absent_threads(tm.TileState(t, s.pad, 0, s.cut_x, s.cut_y,
+                                                                                 block_y=s.block_y)))
     return {"tile": s.tile, "pad": s.pad, "step": s.step, "cut_x": s.cut_x, "cut_y": s.cut_y,
-            "guard_barrier": s.guard_barrier, "steps": list(tm.STEPS), "sizes": list(tm.TILE_SIZES),
-            "states": states}
+            "guard_barrier": s.guard_barrier, "broken": broken,
+            "steps": list(tm.STEPS), "sizes": list(tm.TILE_SIZES), "summaries": summaries, "states": states}
 
 
 def _tile_lifecycle(p: Mapping[str, int], alt: str) -> str:
@@ -197,8 +218,11 @@ DIAGRAMS: dict[str, Diagram] = {
         params={
             "tile": Param(32, 8, 32, _SIZE, tm.TILE_SIZES),
             "pad": Param(0, 0, 1, "1 adds the padding column that avoids bank conflicts"),
-            "step": Param(0, 0, len(tm.STEPS) - 1, "the step shown first: 0 load, 1 barrier, 2 compute, 3 barrier, "
-                          "4 store"),
+            "step": Param(0, 0, len(tm.STEPS) - 1, "the step shown first: "
+                          + ", ".join(f"{i} {name}" for i, name in enumerate(tm.STEPS))),
+            "block_y": Param(tm.BLOCK_Y, 1, 32, "threads per block in y (blockDim.y, the code's ROWS_PER_PASS); "
+                             "the block is tile × block_y threads, each handling tile / block_y rows",
+                             (1, 2, 4, 8, 16, 32)),
             "cut_x": Param(0, 0, 31, "columns of the tile past the matrix's right edge (an edge tile)"),
             "cut_y": Param(0, 0, 31, "rows of the tile past the matrix's bottom edge (an edge tile)"),
             "guard_barrier": Param(0, 0, 1, "1 puts the barrier inside the bounds guard (the bug)"),

@@ -22,7 +22,7 @@ from mkdocs.structure.nav import Navigation, Section
 from mkdocs.structure.pages import Page
 
 from site_plugins.render import OTHER_INITIAL as OTHER
-from site_plugins.render import az_initial, rel
+from site_plugins.render import UNSEARCHED, az_initial, rel
 
 LETTER_PAGES = "terms/letters"
 
@@ -181,7 +181,7 @@ def _relink(items: list[object]) -> Navigation:
 def letter_page(letter: Letter, *, titles: Mapping[str, str], ledes: Mapping[str, str], index_uri: str) -> str:
     """Markdown of a letter's page: every term of the letter with its one-line definition."""
     name = "Other terms (digits and symbols)" if letter.label == OTHER else f"Terms: {letter.label}"
-    out = ["---\nsearch:\n  exclude: true\n---\n\n", f"# {name}\n\n",
+    out = [UNSEARCHED, f"# {name}\n\n",
            f"Part of the [A–Z glossary]({rel(letter.uri, index_uri)}); search finds every term too.\n"]
     for run in letter.runs:
         if len(letter.runs) > 1:

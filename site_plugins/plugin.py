@@ -22,7 +22,6 @@ from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.files import File, Files
 from mkdocs.structure.nav import Navigation
 from mkdocs.structure.pages import Page
-from mkdocs.utils.meta import get_data
 
 from site_plugins import audit, checks, navhtml, navorder, pipeline, render, signedtext, staging, stash
 from site_plugins import nav as site_nav
@@ -34,6 +33,7 @@ log = logging.getLogger("mkdocs.plugins.gloss")
 
 ASSETS = staging.ASSETS
 TEMPLATES = Path(__file__).parent / "templates"  # overrides of material's partials (see navhtml.py)
+HOME = render.HOME
 TERM_SEARCH_BOOST = 5  # material search boost: a term outranks the code page whose file name repeats its words
 
 
@@ -148,7 +148,13 @@ class GlossPlugin(BasePlugin[GlossConfig]):
         self.markers = {e.src_uri: signedtext.marker(e.path, fp) for e in build.published.entries()
                         if (fp := build.states[e.path].signed_fingerprint) and build.states[e.path].published}
         inc = self.incremental
-        changed = inc.changed({**build.pages, **build.code_files}) if inc else set()
+        # The home page's notice counts the entries awaiting sign-off; under `serve --dirty` a new
+        # signature changes it although index.md did not change, so the home page is rebuilt then.
+        notice = {HOME: render.home_notice(render.tally(build.states), preview=self.preview)}
+        changed = inc.changed({**build.pages, **build.code_files, **notice}) if inc else set()
+        home = files.get_file_from_path(HOME)
+        if HOME in changed and home is not None and HOME not in build.pages:
+            date_back(home.abs_dest_path)
         for uri, markdown in build.pages.items():
             f = files.get_file_from_path(uri)
             if f is None:
@@ -195,11 +201,13 @@ class GlossPlugin(BasePlugin[GlossConfig]):
         ours = build.pages.pop(uri, None)
         if uri in build.term_tips:  # a search for a term's name finds its own entry before pages using it
             page.meta.setdefault("search", {}).setdefault("boost", TERM_SEARCH_BOOST)
-        if ours is not None:  # (its front matter, e.g. the A–Z's search exclusion, MkDocs has read already:
-            markdown = get_data(ours)[0]  # left in, it would show as text)
+        if ours is not None:  # a generated page's front matter is already page.meta (search: exclude)
+            markdown = render.body_of(ours)
         elif self.checked is not None:  # hand-written pages: checked in on_files
             markdown = self.checked.handwritten.get(uri, markdown)
-        markdown, self.stashes[uri] = stash.stash(render.add_term_tips(markdown, uri, build.term_tips))
+        # (The home page's notice and the tooltips, as the audit's own rendering adds them: signedtext.)
+        markdown = render.handed(uri, markdown, build.states, build.term_tips, preview=self.preview)
+        markdown, self.stashes[uri] = stash.stash(markdown)
         return markdown
 
     def on_page_context(self, context: Any, /, *, page: Page, config: MkDocsConfig, nav: Navigation) -> Any:

@@ -85,7 +85,8 @@ def render_term(entry: Entry, parts: PageParts, *, content: Content, visible: Ca
             link = rel(entry.src_uri, code_page_uri(ex.file))
             out.append(f"\nFrom [{ex.file}]({link}), region `{ex.region}` (lines {ex.first_line}–{last})"
                        + (f": {ref.caption}" if ref.caption else "") + "\n\n")
-            out.append(f'```{ex.language} linenums="{ex.first_line}"\n{ex.text}\n```\n')
+            fence = code_fence(ex.text)
+            out.append(f'{fence}{ex.language} linenums="{ex.first_line}"\n{ex.text}\n{fence}\n')
     related = [content.terms[s] for s in m.related if s in content.terms and visible(content.terms[s])]
     if related:
         out.append("\n## Related terms { data-search-exclude }\n\n")  # their own pages are indexed
@@ -165,9 +166,31 @@ def render_byline(state: EntryState, last_checked: str | None, any_sources: bool
             f'<p class="gloss-byline-note">{PENDING_SENTENCE}</p>\n')
 
 
+def code_fence(code: str) -> str:
+    """A backtick fence longer than any backtick run in ``code``: a line of backticks in a source file (a
+    comment quoting Markdown) then cannot close the block early and have the rest read as Markdown. A
+    fence closes only on a line of exactly its own length, so three are enough for most files."""
+    longest = max((len(run) for run in re.findall(r"`+", code)), default=0)
+    return "`" * max(3, longest + 1)
+
+
+#: The front matter of a generated page that search leaves out (its lines repeat what term pages say).
+#: MkDocs reads it into ``page.meta`` from the generated file; the page's Markdown is :func:`body_of`.
+UNSEARCHED = "---\nsearch:\n  exclude: true\n---\n\n"
+# The front matter block as MkDocs finds it (mkdocs.utils.meta.YAML_RE).
+_FRONT_MATTER = re.compile(r"^-{3}[ \t]*\n(.*?\n)(?:\.{3}|-{3})[ \t]*\n", re.DOTALL)
+
+
+def body_of(markdown: str) -> str:
+    """A generated page's Markdown without its front matter, which MkDocs has already read as meta data:
+    what MkDocs itself hands to Markdown, so the block never reaches the page as text."""
+    m = _FRONT_MATTER.match(markdown)
+    return markdown[m.end():].lstrip("\n") if m else markdown
+
+
 def render_glossary_index(index_uri: str, terms: Sequence[Entry], pending: int, *, preview: bool = False) -> str:
     # Out of the search index: each line repeats a term page's title and definition, which search finds.
-    out = ["---\nsearch:\n  exclude: true\n---\n\n# Glossary\n\n",
+    out = [UNSEARCHED, "# Glossary\n\n",
            "Every term with its one-line definition, A to Z.\n\n"]
     if pending:
         out.append(_pending_note(pending, "term", preview))
@@ -239,7 +262,8 @@ def render_code_page(file: str, source: str, regions: Mapping[str, tuple[int, in
         out.append("Named regions quoted by the glossary: "
                    + ", ".join(f"`{n}` (lines {a}–{b})" for n, (a, b) in sorted(regions.items(), key=lambda i: i[1]))
                    + ".\n\n")
-    out.append(f'```{language} linenums="1"\n{source.rstrip()}\n```\n')
+    fence = code_fence(source)
+    out.append(f'{fence}{language} linenums="1"\n{source.rstrip()}\n{fence}\n')
     return "".join(out)
 
 
@@ -327,3 +351,79 @@ def unlink_hidden_html(html: str, page_src_uri: str, page_url: str,
         return m.group(0)
 
     return _HTML_LINK.sub(swap, html), hits
+
+
+@dataclass(frozen=True)
+class Tally:
+    """How many entries the publish decision lets out: said on the home page and by ``gloss build``."""
+
+    published: int
+    total: int
+
+    @property
+    def waiting(self) -> int:
+        return self.total - self.published
+
+
+def tally(states: Mapping[str, EntryState]) -> Tally:
+    return Tally(sum(1 for s in states.values() if s.published), len(states))
+
+
+def _entries(n: int) -> str:
+    return f"{n} entr{'y' if n == 1 else 'ies'}"
+
+
+HOW_TO_PREVIEW = ("To read every entry as a draft, build the preview: <code>make preview</code> writes it to "
+                  "<code>site-preview/</code>, <code>make serve</code> serves it on your machine; "
+                  "<code>gloss status</code> lists what each entry still needs.")
+
+
+def home_notice(t: Tally, *, preview: bool) -> str:
+    """The home page's word on entries that are not published (HTML; empty when every entry is), so an
+    empty or partly empty site says why and how to see the rest. Built from the publish decision."""
+    if t.waiting == 0:
+        return ""
+    await_ = "awaits" if t.waiting == 1 else "await"
+    if preview:
+        title = "Preview"
+        text = (f"This preview shows all {_entries(t.total)}. {t.waiting} of them {await_} sign-off by their author "
+                "and a reviewer: each carries a banner, and the published site (<code>make site</code>) leaves "
+                f"{'it' if t.waiting == 1 else 'them'} out.")
+        return _notice(title, text)
+    if t.published == 0:
+        title = "Nothing is published yet"
+        text = (f"None of the {_entries(t.total)} (terms and lessons) has been signed by its author and a "
+                f"reviewer yet, so this site shows none of them. {HOW_TO_PREVIEW}")
+    else:
+        title = "Not every entry is published yet"
+        text = (f"{t.published} of {_entries(t.total)} are published; the other {t.waiting} {await_} sign-off by "
+                f"their author and a reviewer and are left out of this site. {HOW_TO_PREVIEW}")
+    return _notice(title, text)
+
+
+def _notice(title: str, text: str) -> str:
+    return (f'<div class="admonition note gloss-unpublished" role="note"><p class="admonition-title">{title}</p>'
+            f"<p>{text}</p></div>")
+
+
+HOME = "index.md"  # the docs path of the home page, which carries the notice of unpublished entries
+
+
+def handed(uri: str, markdown: str, states: Mapping[str, EntryState], tips: Mapping[str, str], *,
+           preview: bool) -> str:
+    """A page's Markdown as the plugin hands it to MkDocs, once its text is chosen (generated, an entry's,
+    chrome): the home page with its notice of unpublished entries, every link to a term with its tooltip.
+    The plugin and the audit (site_plugins.signedtext) both call this, so they render the same page."""
+    if uri == HOME:  # an empty or partly empty site says so, with the counts of this build
+        markdown = with_home_notice(markdown, home_notice(tally(states), preview=preview))
+    return add_term_tips(markdown, uri, tips)
+
+
+def with_home_notice(markdown: str, notice: str) -> str:
+    """``markdown`` with ``notice`` after its first heading (or at the top when it has none)."""
+    if not notice:
+        return markdown
+    head, _, rest = markdown.partition("\n")
+    if head.startswith("# "):
+        return f"{head}\n\n{notice}\n\n{rest.lstrip(chr(10))}"
+    return f"{notice}\n\n{markdown}"

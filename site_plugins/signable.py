@@ -95,7 +95,10 @@ class GitTree:
     commit: str
 
     def read(self, path: str) -> str | None:
-        return git(self.root, "show", f"{self.commit}:./{path}")
+        from site_plugins import textfile
+
+        text = git(self.root, "show", f"{self.commit}:./{path}")
+        return textfile.lf_text(text) if text is not None else None  # as the working copy reads
 
     def read_bytes(self, path: str) -> bytes | None:
         try:  # (cat-file blob: a folder is no file, where `git show` would list it)

@@ -88,12 +88,6 @@ def renderer(config: Any) -> Render:
     return convert
 
 
-def _body(markdown: str) -> str:
-    from mkdocs.utils.meta import get_data
-
-    return get_data(markdown)[0]
-
-
 def expect(build: Build, handwritten: Mapping[str, str], chrome: Iterable[str], docs_dir: str,
            render_md: Render, read: Callable[[str], str | None] = lambda uri: None) -> Expected:
     """What each page of a ``gloss build`` of this decision shows, and the phrases no page may show.
@@ -110,7 +104,8 @@ def expect(build: Build, handwritten: Mapping[str, str], chrome: Iterable[str], 
         if uri in handwritten and uri not in sources:
             sources[uri] = handwritten[uri]
     for uri, markdown in sorted(sources.items()):
-        rendered = render_md(_body(render.add_term_tips(markdown, uri, build.term_tips)))
+        rendered = render_md(render.handed(uri, render.body_of(markdown), build.states, build.term_tips,
+                                           preview=False))
         text = pagetext.read(rendered)
         blocks = tuple(dict.fromkeys(s.text for s in text.segments if s.kind in ("text", "code")))
         seen += [s.text for s in text.segments]

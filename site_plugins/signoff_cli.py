@@ -91,6 +91,10 @@ def _sign(args: argparse.Namespace) -> int:
         todo: list[Signable] = []
         refused: list[str] = []
         for path in paths:
+            if path in project.unreadable:
+                refused.append(f"{path} cannot be read and cannot be signed; fix it first:\n"
+                               f"  {project.unreadable[path]}")
+                continue
             s = project.signables.get(path) or Signable(path, project.unparsed[path])
             try:
                 signoff.check(reg, s, args.role, person)
@@ -108,7 +112,11 @@ def _sign(args: argparse.Namespace) -> int:
             raise _Refusal("\n".join(refused) + ("" if len(paths) == 1 else
                                                   f"\nnothing was signed ({len(refused)} of {len(paths)} refused)"))
         made = _make_signatures(project.root, reg, todo, args.role, person, keyfile)
-        signoff.write_entries(project.root, {path: rec for path, (rec, _) in made.items()})
+        try:
+            signoff.write_entries(project.root, {path: rec for path, (rec, _) in made.items()})
+        except OSError as exc:  # a read-only checkout, a full disk: the environment, not the sign-off
+            raise UsageError(f"cannot write {signoff.FILE} ({exc.strerror or exc}); nothing was signed: check "
+                             "that the project folder is writable and try again") from exc
     except (_Refusal, signoff.Refused, signoff.NotWritten) as exc:
         print(f"gloss sign: {exc}", file=sys.stderr)
         return 1
@@ -140,7 +148,9 @@ def _make_signatures(root: Path, reg: signoff.Registry, todo: list[Signable], ro
 
     on = signoff.now_utc()
     commits = signoff.head_commits(root, todo)
-    drafts = [signoff.draft_signature(s, role, person, on=on, commit=commits[s.path]) for s in todo]
+    drafts = [signoff.draft_signature(s, role, person, on=on, commit=commits[s.path],
+                                      reviews=reg.entries[s.path].author if role == "reviewer" else None)
+              for s in todo]
     try:
         armored = keys.sign_many(keyfile, [msg for _, msg in drafts])
     except keys.SigningError as exc:
@@ -149,7 +159,8 @@ def _make_signatures(root: Path, reg: signoff.Registry, todo: list[Signable], ro
     out: dict[str, tuple[signoff.EntrySignoff, signoff.Signature]] = {}
     for s, (draft, _), sig_text in zip(todo, drafts, armored, strict=True):
         sig = dataclasses.replace(draft, signature=sig_text)
-        _, wrong = registry.check_signature(index, s.path, role, sig)
+        author = reg.entries[s.path].author if role == "reviewer" else None
+        _, wrong = registry.check_signature(index, s.path, role, sig, author)
         if wrong is not None:  # e.g. a .pub beside a private key that is not its pair
             raise _Refusal(f"{wrong}; check that --key (or user.signingkey) names your registered key")
         out[s.path] = (signoff.record(reg, s.path, role, sig), sig)

@@ -1,8 +1,10 @@
 """The project as the sign-off commands (``gloss sign``, ``gloss status``, ``gloss diff``) see it.
 
 One pass over the content, as the build reads it: each entry's problems, what a sign-off of it covers
-now (:func:`site_plugins.pipeline.signable`), and the text of entry files the content model could not
-read, which still have a sign-off state. Also the words and time stamps those commands print.
+now (:func:`site_plugins.pipeline.signable`), the text of entry files the content model could not
+parse, which still have a sign-off state, and the entry files that cannot be read at all (not UTF-8, a
+dangling symlink, a folder or FIFO named like an entry), each with its ``path:line: problem; remedy``.
+Also the words and time stamps those commands print.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from site_plugins import signoff
+from site_plugins import signoff, textfile
 from site_plugins.cli_common import UsageError
 from site_plugins.messages import Problem
 from site_plugins.signable import Signable
@@ -43,8 +45,13 @@ class Project:
     signables: dict[str, Signable]  # path -> what a sign-off of it covers now
     signable_at: signoff.SignableAt
     entry_problems: Callable[[str], list[Problem]]
-    unparsed: dict[str, str]  # path -> text, for entry files the content model could not read
+    unparsed: dict[str, str]  # path -> text, for entry files the content model could not parse
     empty: set[str]  # entries with no body text
+    unreadable: dict[str, Problem]  # path -> why, for entry files with no text to show, sign or compare
+
+    def known(self, path: str) -> bool:
+        """Whether ``path`` is a term or lesson file (readable or not)."""
+        return path in self.signables or path in self.unparsed or path in self.unreadable
 
 
 def load_project(root: Path, docs_dir: str) -> Project:
@@ -61,12 +68,21 @@ def load_project(root: Path, docs_dir: str) -> Project:
     staged = {e.path: pipeline.stage(root, e, view) for e in content.entries()}
     signables = {e.path: pipeline.signable(root, e, view, staged[e.path]) for e in content.entries()}
     unparsed: dict[str, str] = {}
+    unreadable: dict[str, Problem] = {}
     for sub in ("terms", "lessons"):
         folder = root / docs_dir / sub
         for file in sorted(folder.rglob("*.md")) if folder.is_dir() else []:
             path = file.relative_to(root).as_posix()
-            if file.name != "index.md" and path not in signables:
-                unparsed[path] = file.read_text(encoding="utf-8")
+            if _undecodable(path):  # a name no terminal can print as it is: say so, spelt out
+                shown = path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+                unreadable[shown] = Problem(shown, 1, "the file name is not UTF-8",
+                                            "rename it; entry files are named by slugs, e.g. bank-conflict.md")
+            elif file.name != "index.md" and path not in signables:
+                text, why = textfile.read(file, path)
+                if text is not None:
+                    unparsed[path] = text
+                else:
+                    unreadable[path] = why[0]
     by_path: dict[str, list[Problem]] = {}
     for p in problems:
         by_path.setdefault(p.path, []).append(p)
@@ -79,11 +95,12 @@ def load_project(root: Path, docs_dir: str) -> Project:
 
     empty = {e.path for e in content.entries() if not e.body.strip()}
     return Project(root, docs_dir, content, problems, signables, pipeline.signable_at(root, view, content),
-                   entry_problems, unparsed, empty)
+                   entry_problems, unparsed, empty, unreadable)
 
 
 def all_signables(project: Project) -> list[Signable]:
-    """Every entry's signable, by path, unreadable entries included (as their text alone)."""
+    """Every readable entry's signable, by path, those that do not parse included (as their text alone);
+    the entries in :attr:`Project.unreadable` have none."""
     # An entry that no longer parses still has a sign-off state: its text is all it can show.
     extra = [Signable(path, text) for path, text in project.unparsed.items()]
     return sorted([*project.signables.values(), *extra], key=lambda s: s.path)
@@ -93,11 +110,10 @@ def entry_path(project: Project, given: str) -> str:
     """The repo-relative path of the entry named by ``given`` (a path from here or from the root)."""
     candidates = [Path(given)] if Path(given).is_absolute() else [Path.cwd() / given, project.root / given]
     for candidate in candidates:
-        try:
-            rel = candidate.resolve().relative_to(project.root).as_posix()
-        except ValueError:
+        rel = _inside(project.root, candidate)
+        if rel is None:
             continue
-        if rel in project.signables or rel in project.unparsed:
+        if project.known(rel):
             return rel
     raise UsageError(f"{given} is not a term or lesson; give the path of a file under "
                  f"{project.docs_dir}/terms/ or {project.docs_dir}/lessons/")
@@ -105,7 +121,7 @@ def entry_path(project: Project, given: str) -> str:
 
 def entry_paths(project: Project, given: Sequence[str]) -> list[str]:
     """Entries named by paths, folders (every entry under them) or glob patterns, in order, once each."""
-    known = sorted([*project.signables, *project.unparsed])
+    known = sorted([*project.signables, *project.unparsed, *project.unreadable])
     out: list[str] = []
     for item in given:
         found: list[str] = []
@@ -114,14 +130,16 @@ def entry_paths(project: Project, given: Sequence[str]) -> list[str]:
                 pattern = item if Path(item).is_absolute() else str(base / item)
                 found += [entry_path(project, m) for m in sorted(glob.glob(pattern, recursive=True))
                           if m.endswith(".md") and Path(m).name != "index.md"
-                          and Path(m).resolve().is_relative_to(project.root)]
+                          and _inside(project.root, Path(m)) is not None]
                 if found:
                     break
             if not found:
                 raise UsageError(f"{item} matches no term or lesson")
         else:
+            # A folder of entries (not a folder named like an entry, which is an unreadable entry).
             folder = next((c for c in (Path.cwd() / item, project.root / item)
-                           if c.is_dir() and c.resolve().is_relative_to(project.root)), None)
+                           if c.is_dir() and c.resolve().is_relative_to(project.root)
+                           and not project.known(_inside(project.root, c) or "")), None)
             if folder is not None:
                 prefix = folder.resolve().relative_to(project.root).as_posix().rstrip("/") + "/"
                 found = [p for p in known if p.startswith(prefix) or prefix == "./"]
@@ -131,3 +149,20 @@ def entry_paths(project: Project, given: Sequence[str]) -> list[str]:
                 found = [entry_path(project, item)]
         out += [p for p in found if p not in out]
     return out
+
+
+def _inside(root: Path, file: Path) -> str | None:
+    """``file``'s path relative to ``root`` (its folder resolved, not the file itself: an entry may be a
+    dangling symlink or a symlink loop, and is still named by its own path), or None when outside."""
+    try:
+        return (file.absolute().parent.resolve() / file.name).relative_to(root).as_posix()
+    except (ValueError, OSError, RuntimeError):  # outside root; an unreadable folder; a loop in the folders
+        return None
+
+
+def _undecodable(path: str) -> bool:
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:  # a byte that is not UTF-8, kept by the file system as a lone surrogate
+        return True
+    return False

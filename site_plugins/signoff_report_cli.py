@@ -41,7 +41,7 @@ def _status(args: argparse.Namespace) -> int:
     reg, reg_problems = signoff.load(project.root)
     statuses, problems = signoff.evaluate(project.root, all_signables(project), project.signable_at,
                                           loaded=(reg, reg_problems))
-    rows = []
+    rows: list[dict[str, Any]] = []
     for st in statuses:
         a = st.assessment
         served = a.served
@@ -59,6 +59,14 @@ def _status(args: argparse.Namespace) -> int:
                      "reviewer": _sig_json(a.reviewer, reg, a.fingerprint),
                      "missing": list(a.missing) if a.state != "signed" else [],
                      "changed": list(a.changed), "published_version": published_version})
+    # An entry file that cannot be read has no content to sign or publish: a draft, with its problem.
+    for path, why in project.unreadable.items():
+        rows.append({"path": path, "state": "draft", "published": False, "readable": False, "fingerprint": None,
+                     "author": None, "reviewer": None, "missing": ["a readable entry file"],
+                     "changed": [], "published_version": None})
+        problems.append(why)
+    rows.sort(key=lambda r: r["path"])
+    problems = sorted(set(problems))
     if args.json:
         print(json.dumps({"entries": rows, "problems": [str(p) for p in problems]}, indent=2))
     else:
@@ -79,7 +87,9 @@ def _who(sig: dict[str, Any] | None) -> str:
 
 def _note(row: dict[str, Any]) -> str:
     parts = []
-    if not row["readable"]:
+    if row["fingerprint"] is None:
+        parts.append("cannot be read (below)")
+    elif not row["readable"]:
         parts.append("does not parse (gloss check)")
     if row["state"] == "changed":
         pv = row["published_version"]
@@ -122,6 +132,10 @@ def diff_main(argv: list[str]) -> int:
 def _diff(args: argparse.Namespace) -> int:
     project = load_project(args.root, args.docs_dir)
     path = entry_path(project, args.path)
+    if path in project.unreadable:
+        print(f"{project.unreadable[path]}\ngloss diff: {path} cannot be read, so there is nothing to compare",
+              file=sys.stderr)
+        return 1
     reg, problems = signoff.load(project.root)
     for p in problems:
         print(p, file=sys.stderr)

@@ -24,18 +24,16 @@ from mkdocs.commands.build import build
 from mkdocs.config import load_config
 from mkdocs.exceptions import MkDocsException
 
-from site_plugins import pipeline
+from site_plugins import pipeline, render
 
 
 def summary(built: pipeline.Build | None) -> str:
     """One line: how many entries were published and how many wait for sign-off."""
     if built is None:
         return "published 0 entries"
-    states = built.states
-    published = sum(1 for s in states.values() if s.published)
-    waiting = len(states) - published
-    tail = f"; {waiting} await sign-off: gloss status" if waiting else ""
-    return f"published {published} of {len(states)} entries{tail}"
+    t = render.tally(built.states)  # the same count the home page states
+    tail = f"; {t.waiting} await sign-off: gloss status" if t.waiting else ""
+    return f"published {t.published} of {t.total} entries{tail}"
 
 
 def _swap_into_place(fresh: Path, site: Path) -> None:

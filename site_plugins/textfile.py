@@ -4,13 +4,20 @@ Every reader of a project text file (Markdown entries, YAML data, ``.cu`` source
 :func:`read`, so a file that is too large, not UTF-8, or holds a control character (other than tab,
 newline and carriage return) is reported as ``path:line: problem; remedy`` with the line it is on.
 
+Line endings: CRLF and a lone CR read as LF (:func:`lf`), as Python's own text mode reads them, and so
+as MkDocs and PyCUDA see the same files; every line number counts LF after that. A file's text, and so
+its sign-off fingerprint, does not change when an editor or ``git config core.autocrlf`` converts its
+line endings; nor does its sha256 for measurement freshness (:func:`sha256_text`).
+
 No MkDocs imports: the measurement runner uses this module on verification nodes.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
+import stat
 from pathlib import Path, PurePosixPath
 
 from site_plugins.messages import Problem
@@ -28,10 +35,27 @@ def size_problem(rel: str, size: int, max_bytes: int) -> Problem:
                    "split it up or remove what does not belong there")
 
 
+def lf(raw: bytes) -> bytes:
+    """``raw`` with each CRLF and each lone CR turned into LF."""
+    return raw.replace(b"\r\n", b"\n").replace(b"\r", b"\n") if b"\r" in raw else raw
+
+
+def lf_text(text: str) -> str:
+    """:func:`lf` for text already decoded (e.g. a file read from git)."""
+    return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
+
+
+def sha256_text(raw: bytes) -> str:
+    """sha256 of a text file's bytes with its line endings as :func:`lf` reads them: the same for an LF
+    file as over its raw bytes, and unchanged by a conversion to CRLF."""
+    return hashlib.sha256(lf(raw)).hexdigest()
+
+
 def decode(raw: bytes, rel: str, first_line: int = 1) -> tuple[str | None, list[Problem]]:
     """``raw`` as UTF-8 text (a leading byte-order mark dropped), or the problem with its line."""
     if raw.startswith(b"\xef\xbb\xbf"):
         raw = raw[3:]
+    raw = lf(raw)  # before anything counts lines (a CR or LF byte is never inside a UTF-8 sequence)
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -82,7 +106,11 @@ def read(path: Path, rel: str, max_bytes: int = MAX_BYTES) -> tuple[str | None, 
     if link is not None:
         return None, [symlink_problem(link)]
     try:
-        size = path.stat().st_size
+        info = path.stat()
+        if not stat.S_ISREG(info.st_mode):  # a FIFO would block the reader forever; a folder cannot be read
+            what = "a folder" if stat.S_ISDIR(info.st_mode) else "not a regular file"
+            return None, [Problem(rel, 1, f"cannot be read ({what})", "make it a regular text file, or remove it")]
+        size = info.st_size
         if size > max_bytes:
             return None, [size_problem(rel, size, max_bytes)]
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))  # (a link made since the look above)

@@ -1,13 +1,15 @@
 """CPU per URL of the checker, and where it goes (cProfile, summed by package).
 
     .venv/bin/python bench/links/profile_links.py              # 1,000 URLs on one host, 3 runs
+    .venv/bin/python bench/links/profile_links.py --urls 10000 --runs 1
     .venv/bin/python bench/links/profile_links.py --hosts 20 --top 25
 
 The benchmark server runs in a child process (so its CPU is not counted); the checker runs here, in
-process, with politeness lifted as in bench_links.py. Prints the CPU seconds per 1,000 URLs of each run
-(process time, so other load on the machine changes it little), then one profiled run's own time
-summed by package (aiohttp, yarl, the standard library, site_plugins/links/...). ``--dump FILE`` keeps the
-profile for ``python -m pstats FILE``.
+process, with politeness lifted as in bench_links.py, interleaved with the minimal aiohttp client of
+refclients.py. Prints the CPU milliseconds per URL of each (process time, so other load on the machine
+changes it little) and their ratio, then one profiled run's own time summed by package (aiohttp, yarl,
+the standard library, site_plugins/links/...). ``--dump FILE`` keeps the profile for
+``python -m pstats FILE``.
 """
 
 from __future__ import annotations
@@ -23,8 +25,12 @@ from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from site_plugins.links.checker import Checker, Settings
+from refclients import with_aiohttp
+
+from site_plugins.links import pool  # noqa: F401 - the HTTP stack loaded before any timing, for both
+from site_plugins.links.checker import Checker, Settings, default_user_agent
 
 SERVE = ("import sys, time; sys.path.insert(0, {here!r}); from latency_server import LatencyServer; "
          "s = LatencyServer([f'127.0.0.{{i + 1}}' for i in range({hosts})], 20, 50, 1); "
@@ -56,12 +62,19 @@ def main(argv: list[str] | None = None) -> int:
         hosts = (server.stdout.readline() if server.stdout else "").split()
         urls = [f"http://{hosts[i % len(hosts)]}/page/{i}" for i in range(args.urls)]
         settings = Settings(concurrency=64, per_host=64, min_interval=0)
+        default_user_agent()  # looked up once per process, not part of any run
         for run in range(args.runs):
+            # Interleaved with the minimal aiohttp client (refclients.py) in the same process, same URLs.
             cpu, wall = time.process_time(), time.perf_counter()
             results = asyncio.run(Checker(settings).check(urls))
             cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
             ok = sum(r.verdict == "ok" for r in results.values())
-            print(f"run {run + 1}: {cpu / len(urls) * 1000:.2f} s CPU per 1,000 URLs ({wall:.2f} s wall, {ok} ok)")
+            ref_cpu, ref_wall = time.process_time(), time.perf_counter()
+            ref_ok = asyncio.run(with_aiohttp(urls, 64, 64))
+            ref_cpu, ref_wall = time.process_time() - ref_cpu, time.perf_counter() - ref_wall
+            print(f"run {run + 1}: checker {cpu / len(urls) * 1000:.3f} ms CPU per URL ({wall:.2f} s wall, {ok} ok); "
+                  f"minimal aiohttp client {ref_cpu / len(urls) * 1000:.3f} ms ({ref_wall:.2f} s wall, {ref_ok} ok); "
+                  f"ratio {cpu / ref_cpu:.2f}")
         profile = cProfile.Profile()
         profile.enable()
         asyncio.run(Checker(settings).check(urls))

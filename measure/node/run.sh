@@ -3,7 +3,7 @@
 #
 #   GLOSS_COMMIT=<sha> GLOSS_DIRTY=0|1 [DEADLINE=160] [MEASURE_ARGS="--min-time 0.2 --time-limit 1.0"] \
 #       [REPEAT_ARGS="..." (the repeat run's settings; default MEASURE_ARGS)] \
-#       bash measure/node/run.sh all|smoke|full|full2|tests
+#       bash measure/node/run.sh all|repeat|smoke|full|full2|tests
 #
 # <sha>: the 40-hex sha of the commit that holds the sources, from `git rev-parse HEAD` on YOUR machine
 # after committing, pasted literally into the command (never `$(git rev-parse HEAD)` evaluated here on
@@ -21,7 +21,7 @@
 #   $OUT/repeat.tar.gz, $OUT/run.log, $OUT/repeat.log, $OUT/ncu.log (ncu's CSV), setup.log on failure.
 # smoke | full | full2 | tests: as before (results as $OUT/<node>/<experiment>.json, GPU tests).
 set -uo pipefail
-mode=${1:?usage: run.sh all|smoke|full|full2|tests}
+mode=${1:?usage: run.sh all|repeat|smoke|full|full2|tests}
 node=${NODE:-h200-1}
 out=${OUT:-$PWD/out}
 site=${SITE:-/tmp/site}
@@ -94,6 +94,10 @@ case $mode in
          else
            echo "== repeat: skipped, $(left) s left (needs $repeat_min)" | tee -a "$out/repeat.log"
          fi ;;
+  repeat) # a timing-only run (no counters) into repeat.tar.gz, of REPEAT_IDS (default: every experiment),
+         # for when the main run and its repeat do not fit one call
+         # shellcheck disable=SC2086
+         MEASURE_ARGS=${REPEAT_ARGS:-$MEASURE_ARGS} staged repeat "$work/repeat" repeat.tar.gz repeat.log --no-counters ${REPEAT_IDS:-} || rc=$? ;;
   smoke) run_suite "--time-limit 0.3 --min-time 0.05" || rc=$?; run_gpu_tests || rc=$? ;;
   full)  run_suite "" || rc=$?; run_gpu_tests || rc=$? ;;
   full2) # GPU tests first (they check every day-13 kernel at the ragged size), then two independent

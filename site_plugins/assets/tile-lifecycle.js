@@ -4,7 +4,7 @@
    JSON, computed by site_plugins/tilemodel.py. No dependencies. */
 (function () {
   "use strict";
-  var W = 400, PANEL = 112, TOP = 24, X_IN = 0, X_TILE = 140, X_OUT = 288;
+  var W = 400, PANEL = 112, Y_SUMMARY = 14, Y_TITLES = 34, TOP = 44, X_IN = 0, X_TILE = 140, X_OUT = 288;
   var Y_BAR = TOP + PANEL + 14, Y_BANKS = Y_BAR + 34, BANK_W = 12, BANK_H = 3, BANKS = 32, WARP = 32;
 
   function cellPath(r, c) { return "M" + c + " " + r + "h1v1h-1z"; }
@@ -25,9 +25,10 @@
       out.push('<text x="' + n(x) + '" y="' + n(y) + '" text-anchor="' + (anchor || "start") + '">' + esc(words) +
                "</text>");
     }
-    text(X_IN, 14, "global in");
-    text(X_TILE + (PANEL + d.pad * cell) / 2, 14, "tile[" + t + "][" + width + "]", "middle");
-    text(W, 14, "global out", "end");
+    text(W / 2, Y_SUMMARY, d.summaries[String(t)], "middle");
+    text(X_IN, Y_TITLES, "global in");
+    text(X_TILE + (PANEL + d.pad * cell) / 2, Y_TITLES, "tile[" + t + "][" + width + "]", "middle");
+    text(W, Y_TITLES, "global out", "end");
     rect(X_IN, TOP, PANEL, PANEL, "tl-frame");
     rect(X_OUT, TOP, PANEL, PANEL, "tl-frame");
     [[X_IN, d.cut_x, d.cut_y], [X_OUT, d.cut_y, d.cut_x]].forEach(function (p) {
@@ -60,8 +61,8 @@
     });
     if (garbage.length) out.push('<path class="tl-garbage" d="' + garbage.join("") + '"/>');
     if (d.pad) out.push('<rect class="tl-pad" x="' + t + '" y="0" width="' + d.pad + '" height="' + t + '"/>');
-    if (st.cells.length) {
-      out.push('<path class="tl-warp" d="' + st.cells.map(function (rc) { return cellPath(rc[0], rc[1]); }).join("") + '"/>');
+    if (st.outline.length) {
+      out.push('<path class="tl-warp" d="' + st.outline.map(function (rc) { return cellPath(rc[0], rc[1]); }).join("") + '"/>');
     }
     out.push('<rect class="tl-frame" x="0" y="0" width="' + width + '" height="' + t + '"/></g>');
     var mid = TOP + PANEL / 2;
@@ -74,12 +75,11 @@
                n(X_OUT - 6) + '" y2="' + n(mid) + '" marker-end="url(#tl-head)"/>');
     }
     if (name === "barrier") {
-      var loadOff = t * t - Math.min(validX, t) * Math.min(validY, t);
-      var cls = d.guard_barrier && loadOff ? "tl-barrier tl-barrier--broken" : "tl-barrier";
+      var cls = d.broken[String(t)] ? "tl-barrier tl-barrier--broken" : "tl-barrier";
       out.push('<line class="' + cls + '" x1="0" y1="' + n(Y_BAR) + '" x2="' + W + '" y2="' + n(Y_BAR) + '"/>');
       text(W / 2, Y_BAR + 18, "__syncthreads()", "middle");
     }
-    if (st.cells.length) {
+    if (st.banks.length) {
       var counts = [], base = Y_BANKS + WARP * BANK_H, i;
       for (i = 0; i < BANKS; i++) counts.push(0);
       st.banks.forEach(function (bk) { counts[bk] += 1; });
@@ -90,7 +90,7 @@
       }
       text(8, base + 16, "bank 0");
       text(8 + 32 * BANK_W - 2, base + 16, "31", "end");
-      text(W / 2, base + 16, st.ways > 1 ? "warp 0: " + st.ways + "-way" : "warp 0: no conflict", "middle");
+      text(W / 2, base + 16, st.label, "middle");
     }
     return out.join("");
   }
@@ -118,8 +118,11 @@
     stepButtons.forEach(function (b, i) { b.addEventListener("click", function () { go(i); }); });
     fig.addEventListener("keydown", function (e) {
       if (e.target === slider) return;  // the slider's own arrows change the tile size
+      var onStep = stepButtons.indexOf(e.target) >= 0;
       if (e.key === "ArrowRight") { go(step + 1); e.preventDefault(); }
       if (e.key === "ArrowLeft") { go(step - 1); e.preventDefault(); }
+      // Focus follows the pressed step, so the ring shows which step the arrows chose.
+      if (onStep && (e.key === "ArrowRight" || e.key === "ArrowLeft")) stepButtons[step].focus();
     });
     controls.hidden = false;
     draw();

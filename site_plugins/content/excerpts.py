@@ -73,7 +73,7 @@ def inside_code(root: Path, rel: str) -> bool:
         return False
     try:
         return (root / rel).resolve().is_relative_to((root / "code").resolve())
-    except (OSError, ValueError):
+    except (OSError, ValueError, RuntimeError):  # RuntimeError: a symlink loop, on Python 3.11 and 3.12
         return False
 
 

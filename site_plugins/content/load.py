@@ -18,6 +18,7 @@ from site_plugins import textfile
 from site_plugins.content.excerpts import check_code_files
 from site_plugins.content.model import Content, Entry, Kind, LessonMeta, TermMeta
 from site_plugins.content.references import check_references
+from site_plugins.mdnesting import nesting_problem, yaml_strings_problem
 from site_plugins.messages import Problem
 from site_plugins.schema import build, line_of, parse_yaml
 
@@ -64,6 +65,9 @@ def _parse(kind: Kind, path: str, src_uri: str, text: str) -> tuple[Entry | None
     node, problems = parse_yaml(fm.yaml_text, path, fm.yaml_line)
     if problems:
         return None, problems
+    deep = yaml_strings_problem(node, path) or nesting_problem(fm.body, path, fm.body_line)
+    if deep:  # Python-Markdown would recurse past its stack on it: the entry is never handed to MkDocs
+        return None, [deep]
     schema: type[TermMeta] | type[LessonMeta] = TermMeta if kind == "term" else LessonMeta
     value, problems = build(schema, node, path)
     if value is None:

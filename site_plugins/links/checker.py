@@ -34,13 +34,11 @@ import random
 import ssl
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from importlib import metadata
 from typing import TYPE_CHECKING
 from urllib.parse import urljoin, urlsplit, urlunsplit
 
 from site_plugins.links.evidence import Hop
-from site_plugins.links.htmlscan import FragmentState, read_anchors
-from site_plugins.links.schedule import Held, HostGate, Slots, host_key
+from site_plugins.links.schedule import Held, HostGate, Slots, SlowLane, host_key
 from site_plugins.links.verdict import (
     REDIRECT_STATUSES,
     Classification,
@@ -54,11 +52,14 @@ from site_plugins.links.verdict import (
 )
 
 if TYPE_CHECKING:  # the HTTP stack is imported when a check runs: the offline check never needs it
+    from site_plugins.links.htmlscan import FragmentState  # and the HTML scanner only for a #fragment
     from site_plugins.links.pool import Response, Sender
 
 
 @functools.cache  # looking up installed versions scans sys.path: once, and only when a check runs
 def default_user_agent() -> str:
+    from importlib import metadata  # with its email and zipfile modules: only when a check runs
+
     def version(package: str) -> str:
         try:
             return metadata.version(package)
@@ -161,11 +162,12 @@ class Checker:
         self._rng = rng or random.Random()
         self._gates: dict[str, HostGate] = {}
         self._global = Slots(settings.concurrency)
+        self._slow_lane = SlowLane(settings.slow_after)
         self.pool: Sender | None = None  # the last check's connections (tests count them: ``pool.opened``)
         self.requests = 0  # requests sent, redirects and retries included
 
-    def _gate(self, url: str) -> HostGate:
-        key = host_key(url)
+    def _gate(self, key: str) -> HostGate:
+        """The gate of the host whose :func:`host_key` is ``key``."""
         gate = self._gates.get(key)
         if gate is None:
             s = self.settings
@@ -191,28 +193,35 @@ class Checker:
             page, _ = split_fragment(url)
             pages.setdefault(page, []).append(url)
         self._global = Slots(self.settings.concurrency)
-        for page in pages:
-            self._gate(page).pending += 1
+        self._slow_lane = SlowLane(self.settings.slow_after)
+        keys = {page: host_key(page) for page in pages}  # once per page: thousands of URLs, few hosts
+        for key in keys.values():
+            self._gate(key).pending += 1
         results: dict[str, Result] = {}
         async with self.sender() as client:
 
             async def one(page: str, cited: list[str]) -> None:
-                gate = self._gate(page)
+                key = keys[page]
+                gate = self._gates[key]
                 try:
-                    found = await self._life(client, page, cited, gate)
+                    found = await self._life(client, page, key, cited, gate)
                 finally:
                     gate.pending -= 1
                     if gate.pending == 0:
-                        await client.close_host(host_key(page))
+                        await client.close_host(key)
                 for r in found:
                     results[r.url] = r
                     if on_result:
                         on_result(r)
 
-            await asyncio.gather(*(one(p, c) for p, c in pages.items()))
+            try:
+                await asyncio.gather(*(one(p, c) for p, c in pages.items()))
+            finally:
+                self._slow_lane.close()
         return {u: results[u] for u in dict.fromkeys(urls)}
 
-    async def _life(self, client: Sender, page: str, cited: list[str], gate: HostGate) -> list[Result]:
+    async def _life(self, client: Sender, page: str, key: str, cited: list[str], gate: HostGate,
+                    ) -> list[Result]:
         """One page from its first request to its verdict, inside its deadline (see the module docstring)."""
         s = self.settings
         loop = asyncio.get_running_loop()
@@ -224,7 +233,7 @@ class Checker:
         try:
             try:
                 async with asyncio.timeout_at(started + s.pass_budget):
-                    outcome = await self._pass(client, page, cited, attempt, held, started + s.pass_budget)
+                    outcome = await self._pass(client, page, key, cited, attempt, held, started + s.pass_budget)
             except TimeoutError:
                 outcome = self._deadline_outcome(attempt, s.pass_budget, "first pass")
             first = self._results(page, cited, outcome, 1, loop.time() - started)
@@ -237,7 +246,7 @@ class Checker:
                 async with asyncio.timeout_at(deadline_at):
                     await asyncio.sleep(s.second_pass_delay)
                     await held.acquire(urgent=True)
-                    outcome = await self._pass(client, page, again, attempt, held, deadline_at)
+                    outcome = await self._pass(client, page, key, again, attempt, held, deadline_at)
             except TimeoutError:
                 outcome = self._deadline_outcome(attempt, s.deadline, "deadline")
             second = {r.url: r for r in self._results(page, again, outcome, 2, loop.time() - started)}
@@ -285,8 +294,8 @@ class Checker:
         return _PageOutcome(Classification("transient", reason, "deadline"), attempt.status,
                             attempt.url or None, tuple(attempt.hops), tries=attempt.tries)
 
-    async def _pass(self, client: Sender, page: str, cited: list[str], attempt: _Attempt, held: Held,
-                    ends_at: float) -> _PageOutcome:
+    async def _pass(self, client: Sender, page: str, key: str, cited: list[str], attempt: _Attempt,
+                    held: Held, ends_at: float) -> _PageOutcome:
         """Tries until a definite answer, the retries are used up, or the next try would not fit."""
         s = self.settings
         loop = asyncio.get_running_loop()
@@ -296,7 +305,11 @@ class Checker:
             attempt.hops = []
             attempt.status = None
             attempt.reading_body = False
-            outcome = await self._fetch(client, page, fragments, attempt, held)
+            watch = self._slow_lane.watch(held)  # in flight slow_after seconds: to the host's slow lane
+            try:
+                outcome = await self._follow(client, page, key, fragments, attempt, held.gate)
+            finally:
+                SlowLane.done(watch)
             outcome.tries = attempt.tries
             cls = outcome.cls
             if not cls.retry:
@@ -312,7 +325,7 @@ class Checker:
                                                       f"{s.retry_after_cap:g} s cap")
                     return outcome
                 wait = outcome.retry_after
-                self._gate(outcome.final_url or page).hold(wait)
+                self._gate(host_key(outcome.final_url) if outcome.final_url else key).hold(wait)
             if loop.time() + wait >= ends_at:
                 outcome.cls = replace(cls, reason=f"{cls.reason}; no time left for another try")
                 return self._gave_up(outcome)
@@ -326,25 +339,9 @@ class Checker:
             outcome.cls = replace(outcome.cls, reason=f"{outcome.cls.reason} (after {outcome.tries} tries)")
         return outcome
 
-    async def _fetch(self, client: Sender, page: str, fragments: set[str], attempt: _Attempt,
-                     held: Held) -> _PageOutcome:
-        """One try; the page moves to its host's slow lane once in flight ``slow_after`` seconds."""
-        loop = asyncio.get_running_loop()
-        after = self.settings.slow_after
-        timer: list[asyncio.TimerHandle] = []
-
-        def tick() -> None:
-            if held.lane == "normal" and not held.demote():
-                timer[0] = loop.call_later(after, tick)  # no slow slot free yet: look again later
-
-        timer.append(loop.call_later(after, tick))
-        try:
-            return await self._follow(client, page, fragments, attempt, held.gate)
-        finally:
-            timer[0].cancel()
-
-    async def _follow(self, client: Sender, page: str, fragments: set[str], attempt: _Attempt,
+    async def _follow(self, client: Sender, page: str, key: str, fragments: set[str], attempt: _Attempt,
                       gate: HostGate) -> _PageOutcome:
+        """One try: GET, redirects followed by hand."""
         from site_plugins.links.pool import HTTP_ERRORS, Cookies
 
         s = self.settings
@@ -353,10 +350,11 @@ class Checker:
         cookies: Cookies | None = None  # set by this page's own redirects, sent back on the next hop
         while True:
             attempt.url = url
-            await (gate if url == page else self._gate(url)).pace()
+            url_key = key if url == page else host_key(url)
+            await (gate if url == page else self._gate(url_key)).pace()
             self.requests += 1
             try:
-                response = await client.get(url, cookies)
+                response = await client.get(url, url_key, cookies)
             except HTTP_ERRORS as exc:
                 return _PageOutcome(classify_exception(exc), final_url=url, hops=tuple(attempt.hops))
             try:
@@ -408,7 +406,8 @@ class Checker:
 
         task = asyncio.current_task()
         cancelled = task is not None and task.cancelling() > 0  # the deadline struck: close at once
-        if not response.is_stream_consumed and not cancelled:
+        # A body that has all arrived (the usual small page) needs no reading: its connection is reusable.
+        if not response.is_stream_consumed and not cancelled and not response.body_arrived:
             length = response.headers.get("content-length", "")
             if length.isdigit() and int(length) <= DRAIN_LIMIT:
                 with contextlib.suppress(*HTTP_ERRORS):
@@ -418,6 +417,8 @@ class Checker:
 
     async def _anchors(self, response: Response, fragments: set[str],
                        ) -> dict[str, tuple[FragmentState, str]]:
+        from site_plugins.links.htmlscan import read_anchors
+
         ctype = response.headers.get("content-type", "").split(";")[0].strip().lower()
         return await read_anchors(response.aiter_bytes(), ctype, response.charset_encoding, fragments,
                                   self.settings.max_body)

@@ -7,14 +7,14 @@
 
 Project settings come from mkdocs.yml (docs_dir, site_dir, site_url, and the gloss plugin's
 ``evidence_file`` and ``evidence_max_age_days``); flags override them. Exit codes: 0 ok, 1 check failed,
-2 usage or environment error (no network, unreadable evidence file, a missing site that was asked for).
+2 usage or environment error (no network, unreadable evidence file, a missing site that was asked for),
+130 / 143 stopped by SIGINT (Ctrl-C) / SIGTERM, with one line saying how many answers were kept.
 """
 
 from __future__ import annotations
 
 import argparse
 import datetime as dt
-import logging
 import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -24,6 +24,7 @@ from typing import Any
 
 from site_plugins.links import evidence as ev
 from site_plugins.links.checker import Result, Settings
+from site_plugins.links.interrupt import Interrupted, StopOnSignal
 from site_plugins.links.run import Config, EnvironmentProblem, Report, run
 
 DEFAULT_MAX_AGE_DAYS = 365  # used only without mkdocs.yml; the gloss plugin's option is the source of truth
@@ -114,6 +115,8 @@ def _common(p: argparse.ArgumentParser) -> None:
 
 @contextmanager
 def _quiet_mkdocs() -> Iterator[None]:
+    import logging  # here: only reading mkdocs.yml needs it
+
     log = logging.getLogger("mkdocs")
     level = log.level
     log.setLevel(logging.ERROR)
@@ -184,7 +187,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "list":
             return _list(args)
-        return _check(args)
+        # Ctrl-C or SIGTERM: one line and 128 + the signal, the answers that arrived kept (see interrupt.py).
+        with StopOnSignal() as stop:
+            try:
+                return _check(args, stop)
+            except Interrupted:
+                print(stop.line(), file=sys.stderr)
+                return stop.exit_code
     except _UsageError as exc:
         print(exc, file=sys.stderr)
         return 2
@@ -227,7 +236,7 @@ def _list(args: argparse.Namespace) -> int:
     return 0
 
 
-def _check(args: argparse.Namespace) -> int:
+def _check(args: argparse.Namespace, stop: StopOnSignal) -> int:
     from site_plugins.links import report as rep
 
     root: Path = args.root
@@ -274,11 +283,14 @@ def _check(args: argparse.Namespace) -> int:
 
     show_progress = not args.offline and not args.no_progress and sys.stderr.isatty()
     try:
-        report = _run_with_progress(cfg) if show_progress else run(cfg)
+        report = _run_with_progress(cfg, stop) if show_progress else run(cfg, stop=stop)
     except EnvironmentProblem as exc:
         for p in exc.problems:
             print(f"error: {p}", file=sys.stderr)
         return 2
+    if report.interrupted is not None:  # the answers that arrived are kept; a partial report is not written
+        print(stop.line(), file=sys.stderr)
+        return report.exit_code
 
     color = sys.stdout.isatty() and args.format == "text" and args.output is None
     text = rep.render(report, args.format, color=color)
@@ -292,7 +304,7 @@ def _check(args: argparse.Namespace) -> int:
     return report.exit_code
 
 
-def _run_with_progress(cfg: Config) -> Report:
+def _run_with_progress(cfg: Config, stop: StopOnSignal) -> Report:
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -306,5 +318,5 @@ def _run_with_progress(cfg: Config) -> Report:
         def on_result(r: Result) -> None:
             progress.update(task, advance=1, description=f"{r.verdict}: {r.url}"[:60])
 
-        return run(cfg, on_total=on_total, on_result=on_result)
+        return run(cfg, on_total=on_total, on_result=on_result, stop=stop)
 

@@ -20,6 +20,10 @@ connections alive at any concurrency, and needs no anyio. bench/links/README.md 
 - TLS is always verified: the default trust store (``SSL_CERT_FILE``/``SSL_CERT_DIR`` if set, else
   certifi's bundle, as httpx did), plus extra CA certificates if given, made on the first https request.
 - A proxy named by the environment (``HTTPS_PROXY``, ``HTTP_PROXY``, ``NO_PROXY``) is used.
+- Every request on the wire is one the checker sent and counted: aiohttp's own silent resend of an
+  idempotent request whose connection dropped (``ClientSession._request``, RFC 9112 section 9.3.1.1) is
+  turned off, so a dropped connection comes back as an error and the checker's retry policy (backoff,
+  deadline, try count) decides what happens next.
 """
 
 from __future__ import annotations
@@ -33,11 +37,17 @@ from typing import Any
 import aiohttp
 from yarl import URL
 
-from site_plugins.links.schedule import host_key
-
 #: aiohttp refuses a header line past 8 KiB by default; real sites send longer Content-Security-Policy and
 #: Link headers, so allow more, still bounded.
 MAX_HEADER_LINE = 64 * 1024
+
+# aiohttp (3.9 to at least 3.14) resends a GET once, unseen by its caller, when the connection drops
+# before the answer; the only switch is this attribute, which its own test client turns off
+# (aiohttp.test_utils.TestClient). It must still be one the session declares, or setting it does nothing.
+_RETRY_SWITCH = "_retry_connection"
+if _RETRY_SWITCH not in aiohttp.ClientSession.ATTRS:  # pragma: no cover - a newer aiohttp renamed it
+    raise ImportError(f"aiohttp {aiohttp.__version__} has no ClientSession.{_RETRY_SWITCH}: the checker could "
+                      "not turn off its silent resend of dropped requests, and would undercount requests")
 
 HTTP_ERRORS: tuple[type[BaseException], ...] = (aiohttp.ClientError, OSError, ValueError, TimeoutError)
 """What sending a request or reading an answer may raise (besides cancellation): see
@@ -69,6 +79,12 @@ class Response:
         self.headers = response.headers  # a case-insensitive multi-mapping
         self.url = str(response.url)
         self.is_stream_consumed = False
+
+    @property
+    def body_arrived(self) -> bool:
+        """The whole body is already in memory: closing now returns the connection to the pool (aiohttp
+        keeps a connection whose answer was received to its end, read or not)."""
+        return self._r.content.is_eof()
 
     @property
     def charset_encoding(self) -> str | None:
@@ -148,11 +164,12 @@ class Sender:
                 connector=connector, timeout=self._timeout, headers=self._headers, trust_env=self._trust_env,
                 cookie_jar=aiohttp.DummyCookieJar(), raise_for_status=False,
                 max_line_size=MAX_HEADER_LINE, max_field_size=MAX_HEADER_LINE)
+            setattr(session, _RETRY_SWITCH, False)  # every request on the wire is one the checker counted
         return session
 
-    async def get(self, url: str, cookies: Cookies | None = None) -> Response:
-        key = host_key(url)
-        session = self._session(key)
+    async def get(self, url: str, key: str, cookies: Cookies | None = None) -> Response:
+        """GET ``url``, whose :func:`~site_plugins.links.schedule.host_key` is ``key``."""
+        session = self._sessions.get(key) or self._session(key)
         headers = None
         if cookies is not None and (line := cookies.header(url)):
             headers = {"Cookie": line}

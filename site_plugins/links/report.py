@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import io
 import json
-import xml.etree.ElementTree as ET
 from typing import Any, Literal
 
 from site_plugins.links.evidence import format_time
@@ -78,18 +77,22 @@ def _finding_json(f: Finding) -> dict[str, Any]:
             "message": str(p), "url": f.url, "verdict": f.verdict}
 
 
+_ENCODER = json.JSONEncoder(ensure_ascii=False)  # made once: json.dumps with options makes one per call
+
+
 def _json_lines(doc: dict[str, Any]) -> str:
     """``doc`` as JSON with one top-level key, and one item of each top-level list, per line: as easy to
     read and diff as indented JSON, and written by the json module's C encoder (indenting is done in
     Python, several times slower on a report of thousands of URLs)."""
+    encode = _ENCODER.encode
     parts = []
     for key, value in doc.items():
-        name = json.dumps(key, ensure_ascii=False)
+        name = encode(key)
         if isinstance(value, list) and value:
-            items = ",\n".join(f"    {json.dumps(v, ensure_ascii=False)}" for v in value)
+            items = ",\n".join(f"    {encode(v)}" for v in value)
             parts.append(f"  {name}: [\n{items}\n  ]")
         else:
-            parts.append(f"  {name}: {json.dumps(value, ensure_ascii=False)}")
+            parts.append(f"  {name}: {encode(value)}")
     return "{\n" + ",\n".join(parts) + "\n}\n"
 
 
@@ -135,6 +138,7 @@ def render_json(report: Report) -> str:
 
 def render_junit(report: Report) -> str:
     """One test case per URL, with every page that cites it; one per site problem without a URL."""
+    import xml.etree.ElementTree as ET  # only this format needs it
     suite = ET.Element("testsuite", name=f"gloss links check ({report.mode})")
     by_url: dict[str | None, list[Finding]] = {}
     for f in report.findings:

@@ -10,20 +10,31 @@
   ``per_host + slow_per_host`` requests from us at once. A slow request gives back its global slot
   too (slow ones are bounded per host). Request starts are paced ``min_interval``
   apart, and a ``Retry-After`` holds the whole host.
+- :class:`SlowLane` is the clock behind that move: one timer for all requests in flight, not one each.
 """
 
 from __future__ import annotations
 
 import asyncio
-import functools
 import heapq
 import itertools
+import re
+from collections import deque
 from urllib.parse import urlsplit
 
+_SCHEME_AUTHORITY = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*)://([^/?#]*)")
 
-@functools.lru_cache(maxsize=4096)  # asked several times per URL (its gate, its connection pool)
+
 def host_key(url: str) -> str:
-    """A URL's host as slots, pacing and connection pools see it: scheme and authority, lower case."""
+    """A URL's host as slots, pacing and connection pools see it: scheme and authority, lower case.
+
+    The checker asks once per page and once per redirect. Same answer as ``urlsplit`` (a test holds them
+    equal), which takes four times as long: it is used only for what the pattern does not cover, such as
+    addresses with spaces or control characters that ``urlsplit`` strips or removes first.
+    """
+    m = _SCHEME_AUTHORITY.match(url)
+    if m is not None and url.isprintable() and " " not in url:
+        return m.group().lower()
     parts = urlsplit(url)
     return f"{parts.scheme}://{parts.netloc.lower()}"
 
@@ -118,3 +129,61 @@ class Held:
             self.gate.normal.release()
             self.global_slots.release()
         self.lane = ""
+
+
+class Watch:
+    """One request's clock in :class:`SlowLane`."""
+
+    __slots__ = ("due", "held", "live")
+
+    def __init__(self, due: float, held: Held) -> None:
+        self.due = due
+        self.held = held
+        self.live = True  # still in flight
+
+
+class SlowLane:
+    """Moves each request still in flight ``after`` seconds after it started to its host's slow lane.
+
+    One timer for every request in flight (a timer per request costs a heap push and a cancel for each
+    URL): since ``after`` is the same for all, requests fall due in the order they started, so a queue
+    in start order, with finished requests skipped when they reach its head, says when the next one is
+    due. A request that finds no free slow slot is looked at again ``after`` seconds later.
+    """
+
+    def __init__(self, after: float) -> None:
+        self.after = after
+        self._queue: deque[Watch] = deque()  # in order of due time
+        self._timer: asyncio.TimerHandle | None = None
+
+    def watch(self, held: Held) -> Watch:
+        """Start the clock of one request; pass what it returns to :meth:`done` when the request ends."""
+        loop = asyncio.get_running_loop()
+        entry = Watch(loop.time() + self.after, held)
+        self._queue.append(entry)
+        if self._timer is None:
+            self._timer = loop.call_at(entry.due, self._fire)
+        return entry
+
+    @staticmethod
+    def done(entry: Watch) -> None:
+        entry.live = False
+
+    def close(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        self._queue.clear()
+
+    def _fire(self) -> None:
+        loop = asyncio.get_running_loop()
+        now = loop.time()
+        queue = self._queue
+        while queue and (not queue[0].live or queue[0].due <= now):
+            entry = queue.popleft()
+            if entry.live and entry.held.lane == "normal" and not entry.held.demote():
+                entry.due = now + self.after  # no slow slot free yet: look again later (still in due order)
+                queue.append(entry)
+        while queue and not queue[0].live:
+            queue.popleft()
+        self._timer = loop.call_at(queue[0].due, self._fire) if queue else None

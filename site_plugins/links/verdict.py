@@ -63,17 +63,19 @@ def reason_phrase(status: int) -> str:
 
 
 def is_challenge(status: int, headers: Mapping[str, str]) -> bool:
-    """Bot-challenge and WAF interstitials (Cloudflare, AWS WAF, Akamai), whatever their status."""
-    h = {k.lower(): v.lower() for k, v in headers.items()}
-    if h.get("cf-mitigated") == "challenge":
+    """Bot-challenge and WAF interstitials (Cloudflare, AWS WAF, Akamai), whatever their status.
+
+    ``headers`` is case-insensitive (aiohttp's ``CIMultiDictProxy``): looked up by name, not copied."""
+    if headers.get("cf-mitigated", "").lower() == "challenge":
         return True
-    if h.get("x-amzn-waf-action", "") in ("challenge", "captcha"):
+    if headers.get("x-amzn-waf-action", "").lower() in ("challenge", "captcha"):
         return True
-    return status in (403, 429, 503) and "cloudflare" in h.get("server", "") and "cf-chl-bypass" in h
+    return (status in (403, 429, 503) and "cloudflare" in headers.get("server", "").lower()
+            and "cf-chl-bypass" in headers)
 
 
 def classify_status(status: int, headers: Mapping[str, str]) -> Classification:
-    """Classify a final (non-redirect) response by status and headers."""
+    """Classify a final (non-redirect) response by status and (case-insensitive) headers."""
     phrase = reason_phrase(status)
     if is_challenge(status, headers):
         return Classification("blocked", f"{phrase}: bot challenge page", "challenge")

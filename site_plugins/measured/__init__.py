@@ -30,7 +30,12 @@ of the same rows against the copy ceiling. Options:
   the chart draws the driver memcpy as a second ceiling), ``pct_peak`` (% of theoretical DRAM peak),
   ``pct_shared_peak`` (shared-memory GB/s over what every SM's 32 four-byte banks serve per clock, at
   the median SM clock recorded with the row's samples), ``registers`` (per thread: the compiler's
-  count the runner recorded when it loaded the module, or the counter pass's);
+  count the runner recorded when it loaded the module, or the counter pass's), ``us_per_launch``
+  (``kind: launch`` rows: median sample over launches per sample), ``pct_fp32`` (GFLOP/s as % of the
+  run's FP32 ceiling, the fastest ceiling row declaring FLOPs; the header names that row and its
+  GFLOP/s), and, in tables only, ``pct:ID`` (the experiment's metric as % of row ``ID`` of the same
+  experiment and size or of the run's ceilings; header "% of <that row's label>", e.g.
+  ``cols=gflops,pct:cublas-sgemm`` gives "% of cuBLAS SGEMM");
   default ``time``, the experiment's metric (``gflops`` if it declares FLOPs, else ``shared_gbps`` if
   it declares shared bytes, else ``gbps``), and ``pct_copy`` for a ``gbps`` experiment. Counter
   columns (results with Nsight Compute counters): ``conflict_ways`` (``_ld``, ``_st``),

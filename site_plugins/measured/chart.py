@@ -4,31 +4,53 @@ No JavaScript and no colours of its own: text uses ``currentColor`` and the bars
 marks take mkdocs-material's palette variables through the classes styled in
 ``site_plugins/assets/measured/measured.css`` (with presentation attributes as a fallback), so the chart
 follows the light/dark switch. ``<title>``, ``<desc>`` and ``aria-labelledby`` carry a text alternative
-that states every bar.
+that states every bar; the table just above the chart is the full accessible form.
+
+The drawing is computed first as a :class:`Layout` (boxes of text, lines and bars in viewBox units), so
+that "no label is crossed by a line or by another label" is a property of plain data, tested without a
+browser (:func:`collisions`), and then written out as SVG.
+
+Where things go, so that no guide line ever crosses a label:
+
+- the ceilings' names sit in a legend above the bars (a short sample of each line's dash, then its
+  name), not beside their lines;
+- each kernel's name has a line of its own above its bar, and the ceiling lines are drawn only across
+  the bars' band, never through those name lines;
+- a value label sits right of its bar and is moved right past any ceiling line it would cross (or, when
+  no room is left, onto its kernel's name line, right-aligned);
+- an axis along the bottom gives round values and, on a line of its own, the unit.
 """
 
 from __future__ import annotations
 
+import math
 import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass
 from html import escape
+from typing import Literal
 
 from site_plugins.measured import fmt
 
-# One bar per row with its kernel label on the line above it, so the label column does not eat the
-# bars' width: a 400-unit-wide chart drawn at most 400 CSS px wide keeps 13-unit text at or above
-# 11 CSS px down to a 340 px wide column (a 390 px phone leaves about 358 px).
+# The viewBox is 400 units wide and the SVG takes the column's width: in a 390 px phone's column (about
+# 358 px) 13-unit text draws at 11.6 px. On a wide screen the chart grows until its text matches the
+# body text (0.8 rem in mkdocs-material), no further: see ``style`` in :func:`svg`.
 WIDTH = 400
 FONT = 13
-LABEL_H = 17  # the kernel label's line
+ASCENT = 12.0  # of 13-unit text above its baseline: a browser's text box (the font's ascent, about 0.92 em)
+DESCENT = 3.5  # and below it (about 0.25 em)
+CHAR_W = 7.6  # generous average advance of the 13px font (Roboto or a system sans), to place labels
+LABEL_H = 18  # a kernel's name line, above its bar
 BAR_H = 14
-ROW_H = LABEL_H + BAR_H + 9
-TOP = 22  # room for the ceiling label
+ROW_H = LABEL_H + BAR_H + 8
+LINE_H = 17  # a legend line
+SWATCH = 20  # length of a legend's line sample
 X0 = 2.0
-VALUE_W = 104  # room right of the longest bar (or the ceiling) for its value label
-CHAR_W = 7.6  # generous average advance of the 13px font (Roboto or a system sans), to place value labels
+VALUE_W = 112  # room right of the longest bar (or the ceiling) for its value label
+GAP = 6  # between a label and what it labels or avoids
 ID = "\x00id\x00"  # replaced by a page-unique id when the chart is placed on a page
+
+Anchor = Literal["start", "middle", "end"]
 
 
 @dataclass(frozen=True)
@@ -39,17 +61,221 @@ class Bar:
     suspect: bool = False
 
 
+@dataclass(frozen=True)
+class Guide:
+    """A ceiling drawn as a vertical line across the bars, named in the legend."""
+
+    value: float
+    label: str
+    dash: str  # stroke-dasharray
+    cls: str = "gloss-chart-ceiling"
+
+
+@dataclass(frozen=True)
+class Box:
+    left: float
+    top: float
+    right: float
+    bottom: float
+
+    def meets(self, other: Box) -> bool:
+        return (self.left < other.right and other.left < self.right
+                and self.top < other.bottom and other.top < self.bottom)
+
+
+@dataclass(frozen=True)
+class Text:
+    x: float
+    y: float  # baseline
+    text: str
+    cls: str
+    anchor: Anchor = "start"
+
+    @property
+    def width(self) -> float:
+        return CHAR_W * len(self.text)
+
+    @property
+    def box(self) -> Box:
+        left = self.x - {"start": 0.0, "middle": self.width / 2, "end": self.width}[self.anchor]
+        return Box(left, self.y - ASCENT, left + self.width, self.y + DESCENT)
+
+
+@dataclass(frozen=True)
+class Line:
+    x1: float
+    y1: float
+    x2: float
+    y2: float
+    cls: str
+    dash: str = ""
+
+    @property
+    def box(self) -> Box:  # a stroke about one unit wide
+        return Box(min(self.x1, self.x2) - 0.75, min(self.y1, self.y2) - 0.75,
+                   max(self.x1, self.x2) + 0.75, max(self.y1, self.y2) + 0.75)
+
+
+@dataclass(frozen=True)
+class Rect:
+    x: float
+    y: float
+    w: float
+    h: float
+    suspect: bool = False
+
+
+@dataclass(frozen=True)
+class Layout:
+    height: float
+    texts: tuple[Text, ...]
+    lines: tuple[Line, ...]
+    bars: tuple[Rect, ...]
+
+
 def _x(v: float) -> str:
     return f"{v:.1f}".rstrip("0").rstrip(".")
 
 
-def value_x(bar_end: float, text: str, ceiling_x: float | None) -> float:
-    """Where a value label starts: right of its bar, or right of the ceiling line when the label would
-    otherwise cross it."""
-    x = bar_end + 6
-    if ceiling_x is not None and bar_end < ceiling_x and x + CHAR_W * len(text) > ceiling_x - 3:
-        x = ceiling_x + 6
+def value_x(start: float, text: str, guides_x: Sequence[float]) -> float:
+    """Where a value label starts: at ``start`` (just right of its bar), or right of every guide line it
+    would otherwise cross."""
+    x = start
+    for g in sorted(guides_x):
+        if x - GAP / 2 <= g <= x + CHAR_W * len(text) + GAP / 2:
+            x = g + GAP
     return x
+
+
+def wrap_label(text: str, width: float = WIDTH - 2 * X0) -> list[str]:
+    """``text`` in lines that each fit ``width`` units at :data:`CHAR_W` per character (at least one)."""
+    return textwrap.wrap(text, width=max(1, int(width / CHAR_W)), break_on_hyphens=False) or [text]
+
+
+def ticks(top: float, span: float) -> list[float]:
+    """Round axis values from 0 up to ``top``: the smallest 1, 2, 2.5 or 5 × 10^k step that gives at most
+    five values spaced wide enough for their labels."""
+    if top <= 0:
+        return [0.0]
+    exp = math.floor(math.log10(top))
+    for k in range(exp - 1, exp + 2):
+        for m in (1.0, 2.0, 2.5, 5.0):
+            step = m * 10.0**k
+            values = [round(i * step, 10) for i in range(int(top / step + 1e-9) + 1)]
+            widest = max(CHAR_W * len(tick_text(v)) for v in values)
+            if len(values) <= 5 and span * step / top >= widest + 2 * GAP:
+                return values
+    return [0.0, top]
+
+
+def tick_text(v: float) -> str:
+    return f"{round(v):,}" if abs(v - round(v)) < 1e-9 else f"{v:,.2f}".rstrip("0")
+
+
+def layout(bars: Sequence[Bar], *, unit: str, guides: Sequence[Guide] = ()) -> Layout:
+    """Where every piece of the chart goes, in viewBox units (see the module's docstring)."""
+    span = WIDTH - VALUE_W - X0
+    values = [b.value for b in bars if b.value is not None and b.value > 0]
+    shown = [g for g in guides if g.value > 0]
+    top_value = max([*values, *(g.value for g in shown)], default=0.0) or 1.0
+    texts: list[Text] = []
+    lines: list[Line] = []
+    rects: list[Rect] = []
+    y = 0.0
+    for g in shown:  # the legend: a sample of the line, then its name (wrapped)
+        wrapped = wrap_label(g.label, WIDTH - X0 - SWATCH - GAP)
+        lines.append(Line(X0, y + LINE_H - 8, X0 + SWATCH, y + LINE_H - 8, g.cls, g.dash))
+        for i, part in enumerate(wrapped):
+            texts.append(Text(X0 + SWATCH + GAP, y + LINE_H * (i + 1) - 4, part, "gloss-chart-ceiling-label"))
+        y += LINE_H * len(wrapped)
+    y += 4 if shown else 0
+    guides_x = [X0 + span * g.value / top_value for g in shown]
+    for bar in bars:
+        if bar.value is None or bar.value <= 0:
+            label, end = bar.text, X0
+        else:
+            end = X0 + span * bar.value / top_value
+            label = f"{bar.text}{_unit_suffix(unit)}{' ⚠' if bar.suspect else ''}"
+        x = value_x(end + GAP, label, guides_x)
+        # No room right of the bar: the value goes on the kernel's name line, right-aligned, and the
+        # name wraps short of it.
+        beside = x + CHAR_W * len(label) <= WIDTH
+        room = WIDTH - 2 * X0 - (0 if beside else CHAR_W * len(label) + GAP)
+        names = wrap_label(bar.label, room)
+        for i, part in enumerate(names):
+            texts.append(Text(X0, y + LABEL_H * (i + 1) - 6, part, "gloss-chart-label"))
+        if not beside:
+            texts.append(Text(WIDTH - X0, texts[-1].y, label, "gloss-chart-value", "end"))
+        bar_top = y + LABEL_H * len(names)
+        mid = bar_top + BAR_H / 2
+        lines.append(Line(X0, bar_top - 1, X0, bar_top + BAR_H + 1, "gloss-chart-axis"))
+        for gx, g in zip(guides_x, shown, strict=True):
+            lines.append(Line(gx, bar_top - 1, gx, bar_top + BAR_H + 1, g.cls, g.dash))
+        if bar.value is not None and bar.value > 0:
+            rects.append(Rect(X0, bar_top, end - X0, BAR_H, bar.suspect))
+        if beside:
+            texts.append(Text(x, mid + 4.5, label, "gloss-chart-value"))
+        y = bar_top + BAR_H + ROW_H - LABEL_H - BAR_H
+    # The axis: round values under the bars' start line, and the unit on a line of its own.
+    axis_y = y + 2
+    lines.append(Line(X0, axis_y, X0 + span, axis_y, "gloss-chart-axis"))
+    for v in ticks(top_value, span):
+        tx = X0 + span * v / top_value
+        lines.append(Line(tx, axis_y, tx, axis_y + 4, "gloss-chart-axis"))
+        t = Text(tx, axis_y + 4 + LINE_H - 4, tick_text(v), "gloss-chart-tick", "middle")
+        if t.box.left < 0:
+            t = Text(tx, t.y, t.text, t.cls, "start")
+        texts.append(t)
+    if unit:
+        texts.append(Text(X0 + span, axis_y + 4 + 2 * LINE_H - 4, unit, "gloss-chart-unit", "end"))
+    height = axis_y + 4 + (2 if unit else 1) * LINE_H
+    return Layout(height, tuple(texts), tuple(lines), tuple(rects))
+
+
+def collisions(lay: Layout) -> list[tuple[str, str]]:
+    """Pairs (a text, what it meets: another text or a line's class) whose boxes overlap, and any text that
+    runs past the chart's edges; empty for a legible chart. A line that meets the text it belongs to (a
+    tick and its value) cannot: ticks end above their labels."""
+    out: list[tuple[str, str]] = []
+    frame = Box(0.0, 0.0, WIDTH, lay.height)
+    for i, t in enumerate(lay.texts):
+        b = t.box
+        if b.left < frame.left or b.right > frame.right or b.top < frame.top or b.bottom > frame.bottom:
+            out.append((t.text, "the chart's edge"))
+        out += [(t.text, u.text) for u in lay.texts[i + 1:] if b.meets(u.box)]
+        out += [(t.text, line.cls) for line in lay.lines if b.meets(line.box)]
+        out += [(t.text, "a bar") for r in lay.bars if b.meets(Box(r.x, r.y, r.x + r.w, r.y + r.h))]
+    return out
+
+
+def svg(lay: Layout, *, title: str, desc: str) -> str:
+    """The ``<svg>`` element, on one line. ``ID`` stands for the page-unique id prefix.
+
+    Its width is the column's (100 %), capped so that the text never draws larger than the body text:
+    ``0.8rem`` is mkdocs-material's body size, and a chart ``WIDTH / FONT`` times that wide draws its
+    ``FONT``-unit text at exactly 0.8 rem. No pixel width: the cap follows the reader's font size."""
+    parts = [
+        f'<svg class="gloss-chart" role="img" aria-labelledby="{ID}-t {ID}-d" '
+        f'viewBox="0 0 {WIDTH} {_x(lay.height)}" width="100%" preserveAspectRatio="xMinYMin meet" '
+        f'style="max-width:calc(0.8rem * {WIDTH} / {FONT})" font-size="{FONT}" fill="currentColor" '
+        'xmlns="http://www.w3.org/2000/svg">',
+        f'<title id="{ID}-t">{escape(title)}</title>',
+        f'<desc id="{ID}-d">{escape(desc)}</desc>',
+    ]
+    for line in lay.lines:
+        dash = f' stroke-dasharray="{line.dash}"' if line.dash else ""
+        opacity = ' stroke-opacity="0.4"' if line.cls == "gloss-chart-axis" else ""
+        parts.append(f'<line class="{line.cls}" x1="{_x(line.x1)}" y1="{_x(line.y1)}" x2="{_x(line.x2)}" '
+                     f'y2="{_x(line.y2)}" stroke="currentColor"{dash}{opacity}/>')
+    for r in lay.bars:
+        cls = "gloss-chart-bar gloss-chart-bar--suspect" if r.suspect else "gloss-chart-bar"
+        extra = ' fill-opacity="0.45" stroke="currentColor" stroke-dasharray="3 2"' if r.suspect else ""
+        parts.append(f'<rect class="{cls}" x="{_x(r.x)}" y="{_x(r.y)}" width="{_x(r.w)}" height="{_x(r.h)}"{extra}/>')
+    for t in lay.texts:
+        anchor = f' text-anchor="{t.anchor}"' if t.anchor != "start" else ""
+        parts.append(f'<text class="{t.cls}" x="{_x(t.x)}" y="{_x(t.y)}"{anchor}>{escape(t.text)}</text>')
+    parts.append("</svg>")
+    return "".join(parts)
 
 
 def render(
@@ -62,90 +288,14 @@ def render(
     ceiling_text: str,
     second: tuple[float, str] | None = None,
 ) -> str:
-    """The ``<svg>`` element, on one line. ``ID`` stands for the page-unique id prefix. ``second``: another
-    ceiling (value, label), e.g. the driver's memcpy, drawn dotted with its label on a line of its own."""
-    x0 = X0
-    span = WIDTH - VALUE_W - x0
-    values = [b.value for b in bars if b.value is not None and b.value > 0]
-    top_value = max([*values, ceiling or 0.0, second[0] if second else 0.0], default=0.0) or 1.0
-    # A ceiling's label names the kernel it comes from and can be longer than the chart is wide: it
-    # wraps onto lines of its own above the bars rather than running off a phone's screen.
-    first_lines = wrap_label(ceiling_text)
-    second_lines = wrap_label(second[1]) if second else []
-    top = TOP + LABEL_H * (len(first_lines) - 1 + len(second_lines))
-    height = top + ROW_H * len(bars) + 4
-    cx = x0 + span * ceiling / top_value if ceiling is not None and ceiling > 0 else None
-    sx = x0 + span * second[0] / top_value if second and second[0] > 0 else None
-    parts = [
-        f'<svg class="gloss-chart" role="img" aria-labelledby="{ID}-t {ID}-d" '
-        f'viewBox="0 0 {WIDTH} {height}" width="100%" preserveAspectRatio="xMinYMin meet" '
-        f'style="max-width:{WIDTH}px" font-size="{FONT}" fill="currentColor" xmlns="http://www.w3.org/2000/svg">',
-        f'<title id="{ID}-t">{escape(title)}</title>',
-        f'<desc id="{ID}-d">{escape(desc)}</desc>',
-    ]
-    for i, bar in enumerate(bars):
-        y = top + ROW_H * i
-        mid = y + LABEL_H + BAR_H / 2
-        parts.append(
-            f'<text class="gloss-chart-label" x="{_x(x0)}" y="{_x(y + LABEL_H - 4)}">{escape(bar.label)}</text>'
-        )
-        parts.append(
-            f'<line class="gloss-chart-axis" x1="{_x(x0)}" y1="{_x(mid - BAR_H / 2 - 2)}" x2="{_x(x0)}" '
-            f'y2="{_x(mid + BAR_H / 2 + 2)}" stroke="currentColor" stroke-opacity="0.4"/>'
-        )
-        for x, dash, cls in ((cx, "4 2", ""), (sx, "1 3", " gloss-chart-ceiling--second")):
-            if x is not None:
-                parts.append(
-                    f'<line class="gloss-chart-ceiling{cls}" x1="{_x(x)}" y1="{_x(mid - BAR_H / 2 - 4)}" '
-                    f'x2="{_x(x)}" y2="{_x(mid + BAR_H / 2 + 4)}" stroke="currentColor" stroke-dasharray="{dash}"/>'
-                )
-        if bar.value is None or bar.value <= 0:
-            parts.append(
-                f'<text class="gloss-chart-value" x="{_x(x0 + 6)}" y="{_x(mid)}" '
-                f'dominant-baseline="central">{escape(bar.text)}</text>'
-            )
-            continue
-        w = span * bar.value / top_value
-        cls = "gloss-chart-bar gloss-chart-bar--suspect" if bar.suspect else "gloss-chart-bar"
-        extra = ' fill-opacity="0.45" stroke="currentColor" stroke-dasharray="3 2"' if bar.suspect else ""
-        parts.append(
-            f'<rect class="{cls}" x="{_x(x0)}" y="{_x(mid - BAR_H / 2)}" width="{_x(w)}" height="{BAR_H}"{extra}/>'
-        )
-        mark = " \u26a0" if bar.suspect else ""
-        label = f"{bar.text}{_unit_suffix(unit)}{mark}"
-        parts.append(
-            f'<text class="gloss-chart-value" x="{_x(value_x(x0 + w, label, cx))}" y="{_x(mid)}" '
-            f'dominant-baseline="central">{escape(bar.text)}{escape(_unit_suffix(unit))}{mark}</text>'
-        )
-    first_top = top - 8 - LABEL_H * (len(first_lines) - 1)
-    labels = [(cx, first_lines, first_top)] + ([(sx, second_lines, TOP - 8)] if sx is not None else [])
-    for x, lines, y in labels:
-        if x is None:
-            continue
-        lx, anchor = label_place(x, max(lines, key=len))
-        for i, line in enumerate(lines):
-            parts.append(
-                f'<text class="gloss-chart-ceiling-label" x="{_x(lx)}" y="{y + LABEL_H * i}" '
-                f'text-anchor="{anchor}">{escape(line)}</text>'
-            )
-    parts.append("</svg>")
-    return "".join(parts)
-
-
-def wrap_label(text: str) -> list[str]:
-    """``text`` in lines that each fit the chart's width at :data:`CHAR_W` per character (at least one)."""
-    return textwrap.wrap(text, width=int((WIDTH - 2 * X0) / CHAR_W), break_on_hyphens=False) or [text]
-
-
-def label_place(x: float, text: str) -> tuple[float, str]:
-    """Where a ceiling's label goes and its anchor: starting at its line when it fits to the right,
-    else ending at it, else as far right as it fits (never past the chart's edges)."""
-    w = CHAR_W * len(text)
-    if x + w <= WIDTH - 2:
-        return x, "start"
-    if x - w >= X0:
-        return x, "end"
-    return max(X0, WIDTH - 2 - w), "start"
+    """The chart of ``bars`` against ``ceiling`` (dashed) and ``second`` (another ceiling, e.g. the
+    driver's memcpy: value and label, dotted), as one ``<svg>`` line."""
+    guides = []
+    if ceiling is not None:
+        guides.append(Guide(ceiling, ceiling_text, "4 2"))
+    if second is not None:
+        guides.append(Guide(second[0], second[1], "1.5 3", "gloss-chart-ceiling gloss-chart-ceiling--second"))
+    return svg(layout(bars, unit=unit, guides=guides), title=title, desc=desc)
 
 
 def _unit_suffix(unit: str) -> str:

@@ -8,7 +8,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from site_plugins.measured import chart, counterref, lint, observed, render
+from site_plugins.measured import chart, columns, counterref, lint, observed, render
 from site_plugins.measured.fmt import COLUMNS, Column
 from site_plugins.measured.model import NOT_MEASURED, ResultsView
 from site_plugins.measured.render import Failure, Shown
@@ -121,7 +121,8 @@ def check(d: Directive) -> Failure | None:
             )
         if key in ("col", "cols"):
             for v in values:
-                if v not in COLUMN_NAMES:
+                # A table may also show pct:ID (% of a named row); a single value has no such column.
+                if v not in COLUMN_NAMES and not (key == "cols" and columns.is_relative(v)):
                     return Failure(
                         f"unknown column '{v}' in '{short}'",
                         f"{_hint(v, COLUMN_NAMES)}columns: {', '.join(COLUMN_NAMES)}",

@@ -32,7 +32,12 @@ TIMING_COLUMNS: dict[Column, tuple[str, str]] = {
     "pct_copy": ("% of copy", "%"),
     "pct_peak": ("% of peak", "%"),
     "pct_shared_peak": ("% of banks", "%"),
+    "pct_fp32": ("% of FP32 ceiling", "%"),
+    "us_per_launch": ("\u00b5s per launch", "\u00b5s"),
 }
+#: A table column relative to a named row of the same experiment and size: ``pct:ID`` (its header
+#: names that row: "% of cuBLAS SGEMM").
+RELATIVE_PREFIX = "pct:"
 COUNTER_COLUMNS: dict[Column, tuple[str, str]] = {name: (d.what, d.unit) for name, d in DERIVED.items()}
 COLUMNS: dict[Column, tuple[str, str]] = {**TIMING_COLUMNS, **COUNTER_COLUMNS}
 #: Counts, shown as whole numbers (registers per thread: the compiler's count, or the counter pass's).

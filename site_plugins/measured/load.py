@@ -75,14 +75,16 @@ def dram_note(finding: C.DramFinding | None) -> str:
             f"DRAM read {fmt.ratio(finding.ratio)} the bytes the kernel declares reading (more than {tol} fewer: "
             "a cache served part of them, so GB/s overstates DRAM traffic)"
         )
-    if finding.what == "read" and finding.code_rereads is False:
-        # The counters rule the code's own re-reads out: say only what they show, not a guessed mechanism.
-        why = ("the kernel's global loads ask for no more than the declared bytes, so the extra reads are the "
-               "memory system's, not re-reads by the code")
-    elif finding.what == "read":
-        why = "the kernel's global loads ask for more than the declared bytes: it reads some data more than once"
+    verb = "loads" if finding.what == "read" else "stores"
+    if finding.code_rereads is False:
+        # The counters rule the code's own requests out: say only what they show, not a guessed mechanism.
+        why = (f"more than every sector the kernel's global {verb} asked for, so the extra bytes are the memory "
+               "system's, not the code's")
+    elif finding.code_rereads:
+        why = (f"the kernel's global {verb} ask for more than the declared bytes: data moved more than once, "
+               "or sectors used in part")
     else:
-        why = "the kernel writes some data more than once"
+        why = f"the counters do not say whether the kernel's own {verb} asked for more"
     return (
         f"DRAM {finding.what} {fmt.ratio(finding.ratio)} the declared bytes (more than {tol} more: {why}; "
         "GB/s counts the declared bytes)"
@@ -98,7 +100,9 @@ def _judged(v: rs.RowView, raw: rs.Row | None, p: rs.Provenance) -> tuple[tuple[
     finding = C.dram_finding(v.counters, raw.bytes_read, raw.bytes_written) if raw is not None else None
     if finding is not None:
         (reasons if finding.suspect else notes).append(dram_note(finding))
-    if v.fits_in_l2 and v.gflops is not None:
+    if v.kind in ("transfer", "pipeline", "launch"):
+        pass  # their bytes cross the host link (or there are none): where they fit on the GPU says nothing
+    elif v.fits_in_l2 and v.gflops is not None:
         notes.append("working set fits in L2: its GB/s may be the cache's; GFLOP/s is unaffected")
     elif v.fits_in_l2:
         if raw is not None:
@@ -140,7 +144,16 @@ def _row(entry: rs.Entry, v: rs.RowView, raw: rs.Row | None, p: rs.Provenance) -
         pct_shared_peak=_finite(v.pct_of_shared_peak),
         registers=v.registers,
         note=note,
+        us_per_launch=_finite(v.us_per_launch),
+        pct_fp32=_finite(entry.pct_of_fp32(v)),
+        fp32_ref=_fp32_ref(entry),
+        kind=v.kind,
     )
+
+
+def _fp32_ref(entry: rs.Entry) -> str:
+    ref = entry.fp32_reference()
+    return f"{ref.label}, {fmt.quantity(ref.gflops, 'GFLOP/s')}" if ref is not None else ""
 
 
 def _failed_row(raw: rs.Row) -> Row:
@@ -170,11 +183,15 @@ def _tables(entry: rs.Entry) -> tuple[Table, ...]:
 
     # The ceilings are measured at several sizes; an embed may name the ones at the size that gave the
     # best copy (the ceiling every % of copy is relative to), so each ceiling label names one row.
-    best = max((v for v in entry.ceiling_rows()), key=lambda v: v.gbps, default=None)
+    # A compute ceiling (FLOPs declared, e.g. FP32 FMA chains) is named at its own size.
+    best = max((v for v in entry.ceiling_rows() if v.copies or v.kind == "memcpy"), key=lambda v: v.gbps, default=None)
     ceilings = tuple(
-        replace(convert(r), note=f"copy ceiling, measured at {r.size} in the same run")
+        replace(
+            convert(r),
+            note=f"{'FP32' if r.flops is not None else 'copy'} ceiling, measured at {r.size} in the same run",
+        )
         for r in result.ceilings
-        if best is None or r.size == best.size
+        if best is None or r.size == best.size or r.flops is not None
     )
     memcpy = max((v for v in entry.ceiling_rows() if v.kind == "memcpy"), key=lambda v: v.gbps, default=None)
     memcpy_label = f"driver memcpy ({memcpy.size})" if memcpy else "driver memcpy"
@@ -193,11 +210,16 @@ def _tables(entry: rs.Entry) -> tuple[Table, ...]:
                 ceiling_gbps=_finite(ref.gbps) if ref else None,
                 ceiling_label=f"copy kernel ({ref.label}, same bytes)" if ref else "copy ceiling",
                 ceilings=ceilings,
-                memcpy_gbps=_finite(memcpy.gbps) if memcpy else None,
+                # The driver memcpy line only beside device-memory rows (not transfers, launches, cuBLAS).
+                memcpy_gbps=_finite(memcpy.gbps) if memcpy and _in_device_memory(entry, size) else None,
                 memcpy_label=memcpy_label,
             )
         )
     return tuple(tables)
+
+
+def _in_device_memory(entry: rs.Entry, size: str) -> bool:
+    return any(v.kind in ("kernel", "memcpy") for v in entry.rows() if v.size == size) or not entry.rows()
 
 
 def _words(state: str, problems: Sequence[object]) -> tuple[str, str]:

@@ -44,6 +44,15 @@ class Row:
     copy_ref: str = ""  # what "% of copy" divides by, e.g. "copy at 8192x8192, 3,835 GB/s"
     pct_shared_peak: float | None = None  # shared GB/s over all SMs' banks at the recorded SM clock
     registers: int | None = None  # per thread, the compiler's count for the row's function
+    us_per_launch: float | None = None  # kind 'launch': median sample / launches per sample
+    pct_fp32: float | None = None  # % of the FP32 ceiling (best compute ceiling row) of the same run
+    fp32_ref: str = ""  # what "% of FP32" divides by, e.g. "FMA chains (8 per thread), 62,981 GFLOP/s"
+    kind: str = "kernel"  # the spec's row kind: kernel, memcpy, cublas, transfer, pipeline, launch
+
+    @property
+    def device_memory(self) -> bool:
+        """Its bytes move between the GPU and its own memory (not across the host link, not launches)."""
+        return self.kind in ("kernel", "memcpy", "cublas")
 
 
 @dataclass(frozen=True)

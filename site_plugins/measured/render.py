@@ -14,6 +14,7 @@ from html import escape
 from typing import Literal
 
 from site_plugins.measured import chart, fmt, notes
+from site_plugins.measured.columns import default_columns, figure, is_relative, relative_values
 from site_plugins.measured.fmt import COLUMNS, TIMING_COLUMNS, Column
 from site_plugins.measured.model import NOT_MEASURED, Provenance, Result, ResultsView, Row, State, Table
 
@@ -193,33 +194,8 @@ def _no_kernel(experiment: str, kernel: str, table: Table) -> Failure:
     )
 
 
-def figure(row: Row, column: Column) -> float | None:
-    """A timing figure, or a counter figure (raw metric or derived, measure/counters.py)."""
-    timing = {
-        "time": row.time_ms,
-        "iqr": row.iqr_ms,
-        "gbps": row.gbps,
-        "shared_gbps": row.shared_gbps,
-        "gflops": row.gflops,
-        "pct_copy": row.pct_copy,
-        "pct_peak": row.pct_peak,
-        "pct_shared_peak": row.pct_shared_peak,
-    }
-    if column == "registers" and row.registers is not None:  # the compiler's count, recorded at load
-        return float(row.registers)
-    return timing[column] if column in timing else row.counters.get(column)
-
-
 def _values_key(result: Result, table: Table) -> str:
     return f"{result.experiment}/{table.size}/{result.node}"
-
-
-def default_columns(result: Result, rows: Sequence[Row]) -> list[Column]:
-    cols: list[Column] = ["time", result.metric]
-    # % of the copy ceiling compares DRAM traffic; it says nothing about a GFLOP/s or shared-memory ladder.
-    if result.metric == "gbps" and any(r.pct_copy is not None for r in rows):
-        cols.append("pct_copy")
-    return cols
 
 
 def embed(
@@ -264,8 +240,15 @@ def _embed(
     if isinstance(rows, Failure):
         return rows
     cols = list(columns) if columns else default_columns(result, rows)
+    shown_cols = relative_values(result, table, rows, cols)
+    if isinstance(shown_cols, tuple):
+        return Failure(*shown_cols)
+
+    def fig(r: Row, c: Column) -> float | None:
+        return shown_cols.figure(r, c)
+
     for c in cols:
-        if all(figure(r, c) is None for r in rows):
+        if all(fig(r, c) is None for r in rows):
             return _no_column(result, rows, c)
     assert result.provenance is not None, "a fresh result always has provenance"
     sentence = provenance_sentence(result.provenance)
@@ -282,7 +265,7 @@ def _embed(
     several = len({r.copy_ref for r in rows if r.pct_copy is not None}) > 1 and "pct_copy" in cols
     note_cells, legend = notes.numbered({r.kernel: notes.notes(r, several) for r in rows})
     any_notes = bool(legend)
-    head = "".join(f'<th class="gloss-num">{escape(COLUMNS[c][0])}</th>' for c in cols)
+    head = "".join(f'<th class="gloss-num">{escape(shown_cols.headers[c])}</th>' for c in cols)
     out = [
         f'<div class="gloss-measured" data-experiment="{escape(experiment)}" '
         f'data-size="{escape(table.size)}" data-node="{escape(result.node)}">',
@@ -293,12 +276,14 @@ def _embed(
     for r in rows:
         cells = []
         for c in cols:
-            x = figure(r, c)
+            x = fig(r, c)
             text = notes.time_cell(r) if c == "time" else fmt.cell(c, x)
             cells.append(f'<td class="gloss-num">{text}</td>')
             if x is not None:
                 k = notes.kernel_ms(r) if c == "time" else None
-                values.append(f"{vkey} {r.kernel} {c}: {fmt.prose(c, x)}" + (f" (kernel {fmt.number(k)})" if k else ""))
+                unit = "pct_copy" if is_relative(c) else c  # a percentage, as "% of copy"
+                kernel = f" (kernel {fmt.number(k)})" if k else ""
+                values.append(f"{vkey} {r.kernel} {c}: {fmt.prose(unit, x)}{kernel}")
         note = f'<td class="gloss-note">{escape(note_cells[r.kernel])}</td>' if any_notes else ""
         mark = ' <span class="gloss-suspect-mark" title="suspect">\u26a0</span>' if r.suspect else ""
         mark += notes.noisy_mark([r])
@@ -306,26 +291,39 @@ def _embed(
         out.append(f"<tr{cls}><td><code>{escape(r.kernel)}</code>{mark}</td>{''.join(cells)}{note}</tr>")
     out.append("</tbody></table>")
     out.append(notes.legend_html(legend))
-    out.append(_chart(result, table, rows))
+    out.append(_chart(result, table, rows, chart_metric(result, rows, cols)))
     out.append("</div>")
     return Shown("".join(out), tuple(values))
 
 
 def _no_column(result: Result, rows: Sequence[Row], column: Column) -> Failure:
     have = [c for c in COLUMNS if any(figure(r, c) is not None for r in rows)]
+    what = COLUMNS[column][0] if column in COLUMNS else column
     return Failure(
-        f"experiment '{result.experiment}' has no {COLUMNS[column][0]} figures",
+        f"experiment '{result.experiment}' has no {what} figures",
         f"columns with figures: {', '.join(have)}",
     )
 
 
-def _chart(result: Result, table: Table, rows: Sequence[Row]) -> str:
-    metric: Column = result.metric
+def chart_metric(result: Result, rows: Sequence[Row], cols: Sequence[Column]) -> Column:
+    """What the chart plots: µs per launch where every row is a launch row; else the experiment's own rate,
+    unless the embed shows another rate and not that one (an author who picked GB/s gets a GB/s chart)."""
+    if rows and all(r.us_per_launch is not None for r in rows):
+        return "us_per_launch"
+    rates = [c for c in ("gflops", "shared_gbps", "gbps") if c in cols]
+    if result.metric not in cols and rates:
+        return rates[0]
+    return result.metric
+
+
+def _chart(result: Result, table: Table, rows: Sequence[Row], metric: Column) -> str:
     unit = COLUMNS[metric][1]
     bars = [chart.Bar(r.kernel, figure(r, metric), fmt.number(figure(r, metric)), bool(r.suspect)) for r in rows]
-    ceiling = table.ceiling_gbps if metric == "gbps" else None
+    # The copy ceilings bound traffic between the GPU and its memory: drawn only over such rows.
+    device = metric == "gbps" and all(r.device_memory for r in rows)
+    ceiling = table.ceiling_gbps if device else None
     ceiling_text = f"{table.ceiling_label} {fmt.quantity(ceiling, unit)}"
-    memcpy = table.memcpy_gbps if metric == "gbps" else None
+    memcpy = table.memcpy_gbps if device else None
     second = (memcpy, f"{table.memcpy_label} {fmt.quantity(memcpy, unit)}") if memcpy is not None else None
     where = f"{result.experiment} at {fmt.size_label(table.size)} on {result.node}"
     parts = []

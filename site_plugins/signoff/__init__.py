@@ -15,9 +15,10 @@ When a signed entry changes, the version both signed stays published until the c
 recovered from git (the entry's text and code files at the commit whose fingerprint matches). While the
 change is being re-signed, the pair that signed the published version is kept under ``previous``.
 
-Modules: :mod:`.model` (the declared schema, name comparison), :mod:`.keys` (SSH signatures),
-:mod:`.registry` (reading and checking the file), :mod:`.fingerprints`, :mod:`.state` (states, recovery),
-:mod:`.signing` (who may sign what), :mod:`.store` (writing the file).
+Modules: :mod:`.model` (the declared schema, name comparison), :mod:`.keys` (SSH signatures and what
+they bind), :mod:`.registry` (reading and checking the file), :mod:`.history` (refusing an older pair
+copied back, from git history), :mod:`.fingerprints`, :mod:`.state` (states, recovery), :mod:`.signing`
+(who may sign what), :mod:`.store` (writing the file).
 """
 
 from site_plugins.signoff.fingerprints import changed_parts, covers, fingerprint

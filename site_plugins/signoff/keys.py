@@ -2,18 +2,23 @@
 
 Signing shells out to OpenSSH's ``ssh-keygen -Y sign`` (the tool that holds or reaches the private key,
 through ssh-agent when given a public key); verifying uses the ``sshsig`` library, so the build needs
-no OpenSSH. What is signed is a short text naming the entry, the role, the content fingerprint and the
-time, under the namespace :data:`NAMESPACE`, so a signature cannot be moved to another entry, role,
-version or date.
+no OpenSSH. What is signed (:func:`message`) names the entry, the role, the signer's name as written,
+the content fingerprint and part digests, the commit that held the content and the time, and, for a
+review, the author signature it completes; under the namespace :data:`NAMESPACE`. So a signature cannot
+be moved to another entry, role, name, version, commit, date or pair: any edit of those fields in
+``signoff.yaml`` makes it fail to verify. (Copying an older, complete pair back is refused from git
+history, by :mod:`.history`.)
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
+import json
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -37,10 +42,27 @@ def stamp(on: dt.datetime) -> str:
     return on.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def message(path: str, role: str, fingerprint: str, on: dt.datetime) -> bytes:
-    """The exact bytes a sign-off signature covers."""
+def message(*, path: str, role: str, name: str, fingerprint: str, on: dt.datetime, commit: str | None,
+            covers: Mapping[str, str] | None, reviews: str | None) -> bytes:
+    """The exact bytes a sign-off signature covers (format v2).
+
+    ``reviews``: for a reviewer, :func:`digest` of the author's signature it completes (None for an
+    author). One canonical JSON object, so no field's value can pass for another field."""
+    payload = {"path": path, "role": role, "name": name, "fingerprint": fingerprint, "on": stamp(on),
+               "commit": commit, "covers": dict(covers) if covers is not None else None, "reviews": reviews}
+    body = json.dumps(payload, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    return f"cuda-gloss sign-off v2\n{body}\n".encode()
+
+
+def message_v1(path: str, role: str, fingerprint: str, on: dt.datetime) -> bytes:
+    """What a signature covered before v2; only to tell the signer why an old signature no longer counts."""
     return (f"cuda-gloss sign-off v1\npath: {path}\nrole: {role}\nfingerprint: {fingerprint}\n"
             f"on: {stamp(on)}\n").encode()
+
+
+def digest(armored: str) -> str:
+    """A short, layout-independent name of one armored signature (whitespace ignored)."""
+    return "sha256:" + hashlib.sha256("".join(armored.split()).encode()).hexdigest()
 
 
 def parse_key(line: str) -> Key | None:

@@ -1,15 +1,23 @@
 """The declared schema of ``signoff.yaml`` and how people are told apart.
 
-A person is known by their name (compared after Unicode NFC, trimming and case folding, so that
-"Zoë", "zoë " and a decomposed "Zoë" are one person) and by the SSH public keys registered for them.
+A person is known by their name and by the SSH public keys registered for them. Names are compared in
+:func:`ident` form: Unicode NFKC, every default-ignorable code point removed (zero-width joiners and
+spaces, soft hyphens, bidi controls, variation selectors...), case folded, whitespace collapsed; so
+"Zoë", "zoë ", a decomposed "Zoë" and a full-width "Ｚｏë" are one person. Two names whose
+:func:`skeleton` (each character replaced by a representative of its Unicode confusables class) agree
+look alike and are refused, and a name holding a character a reader cannot see (:func:`invisible`) is
+refused outright: a byline must read as what it is.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import unicodedata
 from dataclasses import dataclass, field
 from typing import Literal
+
+import regex
 
 from site_plugins import schema
 
@@ -17,21 +25,86 @@ FILE = "signoff.yaml"
 Role = Literal["author", "reviewer"]
 State = Literal["draft", "awaiting-review", "signed", "changed"]
 
+# What a byline may not hold: Unicode's Default_Ignorable_Code_Point (rendered as nothing), format and
+# control characters, private-use, unassigned and surrogate code points, line and paragraph separators,
+# and the few blanks that are none of these but draw nothing (Braille blank, Hangul fillers are DI).
+# The ``regex`` module carries the Unicode property tables; the standard library has no DI property.
+_INVISIBLE = regex.compile(r"[\p{Default_Ignorable_Code_Point}\p{Cc}\p{Cf}\p{Co}\p{Cn}\p{Cs}\p{Zl}\p{Zp}"
+                           r"\u2800\ufffc]")
+_IGNORABLE = regex.compile(r"\p{Default_Ignorable_Code_Point}")
+
+
+def invisible(name: str) -> list[tuple[int, str]]:
+    """(1-based character position, ``U+XXXX NAME``) for each character of ``name`` a reader cannot see."""
+    out = []
+    for m in _INVISIBLE.finditer(name):
+        ch = m.group()
+        out.append((m.start() + 1, f"U+{ord(ch):04X} {unicodedata.name(ch, 'unnamed')}"))
+    return out
+
+
+def shown(name: str) -> str:
+    """``name`` with every invisible character spelt out as <U+XXXX>, so that a message shows it."""
+    return "".join(f"<U+{ord(ch):04X}>" if _INVISIBLE.fullmatch(ch) else ch for ch in name)
+
+
+def _visible(name: str) -> str:
+    # NFKC first (it can produce ignorables, e.g. from compatibility forms), then drop them, then NFKC
+    # again because removing one may leave a sequence that composes.
+    text = _IGNORABLE.sub("", unicodedata.normalize("NFKC", name))
+    return unicodedata.normalize("NFKC", text)
+
 
 def ident(name: str) -> str:
-    """The form in which two names are compared: NFC, whitespace trimmed and collapsed, case folded."""
-    return unicodedata.normalize("NFC", " ".join(name.split())).casefold()
+    """The form in which two names are compared: NFKC, default-ignorables removed, case folded (and
+    NFKC again, as case folding can denormalise), whitespace trimmed and collapsed."""
+    folded = unicodedata.normalize("NFKC", _visible(name).casefold())
+    return " ".join(folded.split())
+
+
+@functools.cache
+def _prototypes() -> dict[str, str]:
+    """Each character that has look-alikes -> one representative of its class (the smallest code point),
+    from confusable-homoglyphs' copy of the Unicode confusables table. Classes are closed under the
+    table's single-character pairs, so "a" (Latin), "а" (Cyrillic) and "ɑ" share one representative."""
+    from confusable_homoglyphs import confusables
+
+    parent: dict[str, str] = {}
+
+    def find(ch: str) -> str:
+        while parent.get(ch, ch) != ch:
+            ch = parent[ch]
+        return ch
+
+    for char, found in confusables.confusables_data.items():
+        a = _IGNORABLE.sub("", char)  # the table wraps right-to-left glyphs in U+200E marks
+        if len(a) != 1:
+            continue
+        for h in found:
+            b = _IGNORABLE.sub("", h["c"])
+            if len(b) == 1:
+                ra, rb = find(a), find(b)
+                if ra != rb:
+                    parent[max(ra, rb)] = min(ra, rb)
+    return {root: root for root in parent.values()} | {ch: find(ch) for ch in parent}
+
+
+def skeletons(name: str) -> frozenset[str]:
+    """Forms shared by names that look alike: each character replaced by its confusables class's
+    representative, as written (so "Ian" meets "lan") and case folded (so "аda author", Cyrillic а,
+    meets "ADA AUTHOR"). Two names look alike when their skeletons meet. Case folding is not merged into
+    the classes: that would chain unrelated letters ("f" with "s" through "S" and "5")."""
+    table = _prototypes()
+    text = " ".join(_visible(name).split())
+    return frozenset(" ".join(unicodedata.normalize("NFKC", "".join(table.get(ch, ch) for ch in form)).split())
+                     for form in (text, unicodedata.normalize("NFKC", text.casefold())))
 
 
 def skeleton(name: str) -> str:
-    """A form shared by names that look alike: every character replaced by the smallest of its
-    homoglyphs in the Unicode confusables table (confusable-homoglyphs' copy of it)."""
-    from confusable_homoglyphs import confusables
-
-    text = ident(name)
-    found = confusables.is_confusable(text, greedy=True) or []
-    swap = {f["character"]: min([f["character"], *(h["c"] for h in f["homoglyphs"])]) for f in found}
-    return ident("".join(swap.get(ch, ch) for ch in text))
+    """The case-folded one of :func:`skeletons`."""
+    table = _prototypes()
+    text = unicodedata.normalize("NFKC", " ".join(_visible(name).split()).casefold())
+    return " ".join(unicodedata.normalize("NFKC", "".join(table.get(ch, ch) for ch in text)).split())
 
 
 @dataclass(frozen=True)
@@ -86,7 +159,7 @@ class Registry:
     def person(self, name_or_handle: str) -> Person | None:
         wanted = ident(name_or_handle)
         for p in self.people:
-            if wanted in (ident(p.name), ident(p.handle or "")):
+            if wanted and wanted in (ident(p.name), ident(p.handle or "")):  # "" (or only invisibles) is nobody
                 return p
         return None
 

@@ -8,6 +8,7 @@ registry that is returned (fail closed: it counts for nothing) and reported.
 from __future__ import annotations
 
 import dataclasses
+import os
 import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -16,7 +17,18 @@ from typing import Any, TypeVar
 from site_plugins import schema, textfile
 from site_plugins.messages import Problem
 from site_plugins.signoff import keys
-from site_plugins.signoff.model import FILE, EntrySignoff, Pair, Person, Registry, Signature, ident, skeleton
+from site_plugins.signoff.model import (
+    FILE,
+    EntrySignoff,
+    Pair,
+    Person,
+    Registry,
+    Signature,
+    ident,
+    invisible,
+    shown,
+    skeletons,
+)
 
 FINGERPRINT = re.compile(r"^sha256:[0-9a-f]{64}$")
 _COMMIT = re.compile(r"^[0-9a-f]{7,64}$")
@@ -29,10 +41,17 @@ MAX_BYTES = 32 * 1024 * 1024
 def load(root: Path) -> tuple[Registry, list[Problem]]:
     """Read and check ``root/signoff.yaml``. A missing file is an empty registry (every entry a draft)."""
     path = root / FILE
-    if not path.is_file():
+    if not os.path.lexists(path):
         return Registry(), []
+    # Anything else named signoff.yaml (a folder, a dangling link, a FIFO) is a problem, not an empty file.
     text, problems = textfile.read(path, FILE, max_bytes=MAX_BYTES)
-    return parse(text) if text is not None else (Registry(), problems)
+    if text is None:
+        return Registry(), problems
+    from site_plugins.signoff import history  # (it reads old versions of the file with parse)
+
+    reg, problems = parse(text)
+    reg, superseded = history.drop_superseded(root, reg)
+    return reg, problems + superseded
 
 
 def parse(text: str) -> tuple[Registry, list[Problem]]:
@@ -48,6 +67,11 @@ def parse(text: str) -> tuple[Registry, list[Problem]]:
         reg = _salvage(node)
     more = _people(reg) + _integrity(reg)
     reg, bad = verified(reg)
+    # A person whose name or handle a reader cannot see correctly (or at all) is reported and counts for nobody.
+    people = [p for p in reg.people
+              if ident(p.name) and not invisible(p.name) and not invisible(p.handle or "")]
+    if len(people) != len(reg.people):
+        reg = keep_lines(reg, dataclasses.replace(reg, people=people))
     return reg, problems + more + bad
 
 
@@ -141,8 +165,18 @@ def _people(reg: Registry) -> list[Problem]:
     key_owner: dict[str, str] = {}
     for i, p in enumerate(reg.people):
         ln = schema.line_of(reg, "people", i)
-        for value in (p.name, p.handle):
-            if value is None or (value is p.handle and ident(value) == ident(p.name)):
+        for what, value in (("name", p.name), ("handle", p.handle)):
+            if value is None:
+                continue
+            if (hidden := invisible(value)):
+                problems.append(_invisible_problem(schema.line_of(p, what) or ln, f"the {what} '{shown(value)}'",
+                                                   hidden))
+                continue
+            if not ident(value):
+                problems.append(Problem(FILE, schema.line_of(p, what) or ln, f"the {what} of person {i + 1} is empty",
+                                        "write the name as it appears in bylines, e.g. Ada Author"))
+                continue
+            if value is p.handle and ident(value) == ident(p.name):
                 continue
             if ident(value) in seen:
                 twin = seen[ident(value)]
@@ -152,12 +186,14 @@ def _people(reg: Registry) -> list[Problem]:
                                         "keep one entry per person, with a unique name and handle"))
                 continue
             seen[ident(value)] = value
-            look = skeleton(value)
-            if look in looks:
-                problems.append(Problem(FILE, ln, f"'{value}' looks like '{looks[look]}' (confusable characters: "
-                                        f"{_codepoints(value, looks[look])})",
+            forms = skeletons(value)
+            alike = next((looks[f] for f in sorted(forms) if f in looks), None)
+            if alike is not None:
+                problems.append(Problem(FILE, ln, f"'{value}' looks like '{alike}' (confusable characters: "
+                                        f"{_codepoints(value, alike)})",
                                         "register each person under a name that cannot be mistaken for another's"))
-            looks.setdefault(look, value)
+            for f in forms:
+                looks.setdefault(f, value)
         for j, line in enumerate(p.keys):
             kln = schema.line_of(p, "keys", j) or ln
             key = keys.parse_key(line)
@@ -171,6 +207,13 @@ def _people(reg: Registry) -> list[Problem]:
             else:
                 key_owner[key.openssh] = p.name
     return problems
+
+
+def _invisible_problem(line: int, what: str, hidden: list[tuple[int, str]]) -> Problem:
+    chars = ", ".join(f"{name} at character {pos}" for pos, name in hidden[:3]) + (", ..." if len(hidden) > 3 else "")
+    count = "an invisible character" if len(hidden) == 1 else "invisible characters"
+    return Problem(FILE, line, f"{what} holds {count} ({chars}), so it does not read as what it is",
+                   "retype the name with visible letters and plain spaces only")
 
 
 def _codepoints(a: str, b: str) -> str:
@@ -196,7 +239,10 @@ def _integrity(reg: Registry) -> list[Problem]:
                 problems.append(Problem(FILE, schema.line_of(sig, "commit"),
                                         f"'{where}.commit' is not a git commit id",
                                         "remove the line or write the commit's hexadecimal id"))
-            if ident(sig.name) not in names:
+            if (hidden := invisible(sig.name)):
+                problems.append(_invisible_problem(schema.line_of(sig, "name") or ln,
+                                                   f"the name '{shown(sig.name)}' in '{where}'", hidden))
+            elif ident(sig.name) not in names:
                 problems.append(Problem(FILE, ln,
                                         f"'{sig.name}' signed {path} as {role} but is not registered",
                                         "add them under 'people:' or remove the signature"))
@@ -218,15 +264,29 @@ def _integrity(reg: Registry) -> list[Problem]:
     return problems
 
 
-def check_signature(index: dict[str, Person | None], path: str, role: str,
-                    sig: Signature) -> tuple[keys.Key | None, str | None]:
+def signed_message(path: str, role: str, sig: Signature, author: Signature | None) -> bytes:
+    """The bytes ``sig`` must be a signature over, as ``role`` ("author", "reviewer", or either with a
+    "previous." prefix) of ``path``; ``author``: the author signature of the same pair (for a review)."""
+    plain = role.split(".")[-1]
+    reviews = keys.digest(author.signature) if plain == "reviewer" and author is not None else None
+    return keys.message(path=path, role=plain, name=sig.name, fingerprint=sig.fingerprint, on=sig.on,
+                        commit=sig.commit, covers=dataclasses.asdict(sig.covers) if sig.covers else None,
+                        reviews=reviews)
+
+
+def check_signature(index: dict[str, Person | None], path: str, role: str, sig: Signature,
+                    author: Signature | None = None) -> tuple[keys.Key | None, str | None]:
     """(the key that made ``sig``, None) when it verifies and the key is registered to the person it
-    names; otherwise (key or None, what is wrong)."""
-    msg = keys.message(path, role.split(".")[-1], sig.fingerprint, sig.on)
-    key = keys.signer(msg, sig.signature)
+    names; otherwise (key or None, what is wrong). ``author``: for a review, the pair's author signature."""
+    key = keys.signer(signed_message(path, role, sig, author), sig.signature)
     if key is None:
-        return None, (f"the {role} signature of {path} does not verify (not made by gloss sign over this "
-                      "entry, role, fingerprint and date)")
+        if keys.signer(keys.message_v1(path, role.split(".")[-1], sig.fingerprint, sig.on), sig.signature):
+            return None, (f"the {role} signature of {path} is in the old v1 format, which does not bind the "
+                          "signer's name, the commit or the pair, so it no longer counts")
+        bound = ("entry, role, name, fingerprint, commit, date and author signature" if role.endswith("reviewer")
+                 else "entry, role, name, fingerprint, commit and date")
+        return None, (f"the {role} signature of {path} does not verify (gloss sign did not make it over this "
+                      f"{bound} as written here: one of them was edited, or it was copied from elsewhere)")
     person = index.get(key.openssh)
     if person is None:
         what = "registered to more than one person" if key.openssh in index else "not registered"
@@ -235,6 +295,11 @@ def check_signature(index: dict[str, Person | None], path: str, role: str,
         return key, (f"the {role} signature of {path} names {sig.name} but was made with {person.name}'s key "
                      f"{key.sha256}")
     return key, None
+
+
+def pair_author(e: EntrySignoff, role: str) -> Signature | None:
+    """The author signature a signature in ``role`` of ``e`` pairs with (its own, for an author)."""
+    return e.previous.author if role.startswith("previous.") and e.previous is not None else e.author
 
 
 def verified(reg: Registry) -> tuple[Registry, list[Problem]]:
@@ -249,9 +314,12 @@ def verified(reg: Registry) -> tuple[Registry, list[Problem]]:
     for path, e in reg.entries.items():
         bad: set[str] = set()
         for role, sig in signatures(e):
+            if invisible(sig.name):  # reported by _integrity; never a byline
+                bad.add(role)
+                continue
             if ident(sig.name) not in names:
                 continue
-            _, wrong = check_signature(index, path, role, sig)
+            _, wrong = check_signature(index, path, role, sig, pair_author(e, role))
             if wrong is not None:
                 bad.add(role)
                 again = f"gloss sign {path} --as {role.split('.')[-1]}"
@@ -261,20 +329,20 @@ def verified(reg: Registry) -> tuple[Registry, list[Problem]]:
         # Author and reviewer are different keys as well as different people: a key verifies only for the
         # one person it is registered to (a key listed under two people is an error and counts for nobody).
         entries[path] = _drop(e, bad) if bad else e
-    return _keep_lines(reg, dataclasses.replace(reg, entries=entries)), problems
+    return keep_lines(reg, dataclasses.replace(reg, entries=entries)), problems
 
 
 def _drop(e: EntrySignoff, roles: Iterable[str]) -> EntrySignoff:
     gone = set(roles)
     prev = e.previous
     if prev is not None:
-        prev = _keep_lines(prev, Pair(author=None if "previous.author" in gone else prev.author,
+        prev = keep_lines(prev, Pair(author=None if "previous.author" in gone else prev.author,
                                       reviewer=None if "previous.reviewer" in gone else prev.reviewer))
-    return _keep_lines(e, EntrySignoff(author=None if "author" in gone else e.author,
+    return keep_lines(e, EntrySignoff(author=None if "author" in gone else e.author,
                                        reviewer=None if "reviewer" in gone else e.reviewer, previous=prev))
 
 
-def _keep_lines(old: object, new: T) -> T:
+def keep_lines(old: object, new: T) -> T:
     lines = getattr(old, "__gloss_lines__", None)
     if lines is not None:
         object.__setattr__(new, "__gloss_lines__", lines)

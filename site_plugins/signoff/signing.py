@@ -12,7 +12,6 @@ import dataclasses
 import datetime as dt
 
 from site_plugins.signable import Signable
-from site_plugins.signoff import keys
 from site_plugins.signoff.fingerprints import covers, fingerprint
 from site_plugins.signoff.model import EntrySignoff, Pair, Person, Registry, Role, Signature, ident
 from site_plugins.signoff.state import valid_pair
@@ -55,11 +54,16 @@ def check(reg: Registry, signable: Signable, role: Role, person: Person) -> None
 
 
 def draft_signature(signable: Signable, role: Role, person: Person, *, on: dt.datetime,
-                    commit: str | None) -> tuple[Signature, bytes]:
-    """The signature's fields (its ``signature`` still empty) and the exact bytes to sign."""
+                    commit: str | None, reviews: Signature | None = None) -> tuple[Signature, bytes]:
+    """The signature's fields (its ``signature`` still empty) and the exact bytes to sign.
+
+    ``reviews``: for a reviewer, the author signature the review completes (bound into it, so that a
+    review cannot be paired with another author signature)."""
+    from site_plugins.signoff.registry import signed_message
+
     fp = fingerprint(signable)
     sig = Signature(name=person.name, on=on, fingerprint=fp, signature="", commit=commit, covers=covers(signable))
-    return sig, keys.message(signable.path, role, fp, on)
+    return sig, signed_message(signable.path, role, sig, reviews)
 
 
 def record(reg: Registry, path: str, role: Role, sig: Signature) -> EntrySignoff:

@@ -8,6 +8,11 @@ from pathlib import Path
 from typing import Any
 
 ARTIFACTS = Path(os.environ.get("GLOSS_ARTIFACTS", Path(__file__).parent / "artifacts"))
+#: Chromium's own traffic off: no background services, component updates, sync, first-run or default
+#: apps, and none of the features that call home on their own.
+QUIET = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+         "--disable-sync", "--no-first-run", "--disable-default-apps", "--disable-extensions",
+         "--disable-features=OptimizationHints,MediaRouter,Translate"]
 PRESETS = ("tile-correct", "bank-conflict", "padded", "ragged-edge", "guard-encloses-barrier")
 
 

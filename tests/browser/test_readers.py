@@ -77,22 +77,26 @@ def test_diagram_steps_by_mouse_and_keyboard(open_tab: Any, preview_site: Served
     start = int(str(fig.get_attribute("data-state")).split("/")[1])
     assert fig.locator(".tl-controls").is_visible()
     fig.locator(".tl-next").click()
-    step = (start + 1) % 5
-    assert readout.inner_text().startswith(f"Step {step + 1} of 5, {tm.STEPS[step]}:")
+    step = (start + 1) % len(tm.STEPS)
+    assert readout.inner_text().startswith(f"Step {step + 1} of 3, {tm.STEPS[step]}:")
     assert fig.locator(f".tl-step[data-step='{step}']").get_attribute("aria-pressed") == "true"
     fig.locator(".tl-step[data-step='0']").click()
-    assert readout.inner_text().startswith("Step 1 of 5, load:")
+    assert readout.inner_text().startswith("Step 1 of 3, load:")
     assert fig.locator(".tl-arrow").count() == 1  # rows arriving from the input
     # Keyboard only: Tab reaches the controls, Enter presses a step button, arrows step through phases.
     fig.locator(".tl-next").focus()
     page.keyboard.press("Enter")
-    assert readout.inner_text().startswith("Step 2 of 5, barrier:")
+    assert readout.inner_text().startswith("Step 2 of 3, barrier:")
     assert fig.locator(".tl-barrier").count() == 1
     page.keyboard.press("ArrowRight")
-    assert readout.inner_text().startswith("Step 3 of 5, compute:")
+    assert readout.inner_text().startswith("Step 3 of 3, store:")
     page.keyboard.press("ArrowLeft")
     page.keyboard.press("ArrowLeft")
-    assert readout.inner_text().startswith("Step 1 of 5, load:")
+    assert readout.inner_text().startswith("Step 1 of 3, load:")
+    # On a step button the arrows move the focus with the pressed step.
+    fig.locator(".tl-step[data-step='0']").focus()
+    page.keyboard.press("ArrowRight")
+    assert page.evaluate("() => document.activeElement.dataset.step") == "1"
     assert readout.get_attribute("aria-live") == "polite"
 
 
@@ -100,7 +104,7 @@ def test_slider_changes_the_tile_and_the_bank_colours(open_tab: Any, preview_sit
     page = open_tab().page
     page.goto(preview_site.base + TILING)
     fig = _diagram(page)
-    fig.locator(".tl-step[data-step='2']").click()  # compute: warp 0 reads a column of the tile
+    fig.locator(".tl-step[data-step='2']").click()  # store: warp 0 reads a column of the tile
     assert fig.get_attribute("data-state") == "32/2"
     before = _bank_fills(page)
     slider = fig.locator("input[type=range]")
@@ -113,7 +117,8 @@ def test_slider_changes_the_tile_and_the_bank_colours(open_tab: Any, preview_sit
     assert fig.locator("output").inner_text() == "16 × 16"
     acc = tm.warp_access(tm.TileState(tile=16, pad=pad, step=2))
     assert acc is not None
-    words = "no conflict" if acc.ways == 1 else f"a {acc.ways}-way conflict"
+    words = "no conflict" if acc.ways == 1 else f"{tm.article(acc.ways)} {acc.ways}-way conflict"
+    assert words == "an 8-way conflict"  # tile[16][16] with the code's 16 x 8 block
     assert words in fig.locator(".tl-readout").inner_text()
     # Bank colours: the tile's cells are redrawn per bank, in 32 different hues, at the new size.
     after = _bank_fills(page)
@@ -199,14 +204,13 @@ def test_phone_no_horizontal_scroll_and_readable_charts(open_tab: Any, preview_s
     sizes = page.evaluate("""() => [...document.querySelectorAll('svg.gloss-chart text, .gloss-tl svg text')]
         .map(t => parseFloat(getComputedStyle(t).fontSize) * t.getScreenCTM().a)""")
     assert sizes and min(sizes) >= 11, sizes
-    # Value labels never cross the dashed ceiling line.
-    crossings = page.evaluate("""() => [...document.querySelectorAll('svg.gloss-chart')].flatMap(svg => {
-        const line = svg.querySelector('.gloss-chart-ceiling');
-        if (!line) return [];
-        const x = line.getBoundingClientRect().left;
-        return [...svg.querySelectorAll('.gloss-chart-value')].map(t => t.getBoundingClientRect())
-            .filter(r => r.left < x && r.right > x).map(r => [r.left, r.right, x]);
-    })""")
+    # Value labels never cross a ceiling line (every page, every label: test_layout.py).
+    crossings = page.evaluate("""() => [...document.querySelectorAll('svg.gloss-chart')].flatMap(svg =>
+        [...svg.querySelectorAll('line.gloss-chart-ceiling')].map(l => l.getBoundingClientRect())
+          .filter(l => l.width < 1).flatMap(l =>
+            [...svg.querySelectorAll('.gloss-chart-value')].map(t => t.getBoundingClientRect())
+              .filter(r => r.left < l.left && r.right > l.left && r.top < l.bottom && l.top < r.bottom)
+              .map(r => [r.left, r.right, l.left])))""")
     assert crossings == []
     # A wide table scrolls inside its own box, and its rows stay one line high (no cell squeezed into a
     # column of one word per line).

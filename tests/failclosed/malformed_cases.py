@@ -151,6 +151,22 @@ CASES = [
     case("lesson day is text", lesson("day: 1", "day: one")),
     case("lesson latin-1", {LESSON_MD: LESSON.encode().replace(b"Read about", b"R\xe9ad about")}),
     case("lesson link to a missing term", lesson("(../terms/tiling.md)", "(../terms/tilling.md)")),
+    # --- deep Markdown: Python-Markdown recurses once or more per level (site_plugins/mdnesting.py) ---
+    case("term body 1000-deep list", term("More words.", "- " * 1000 + "x")),
+    case("term body 1000-deep ordered list", term("More words.", "1. " * 1000 + "x")),
+    case("term body 1000-deep indented list", term("More words.", "".join("    " * i + "- x\n" for i in range(1000)))),
+    case("term body 1000-deep blockquote", term("More words.", "> " * 1000 + "x")),
+    case("term body 1000-deep emphasis", term("More words.", "*a " * 1000 + "x" + " b*" * 1000)),
+    case("term body 1000-deep links", term("More words.", "[" * 1000 + "x" + "](u)" * 1000)),
+    case("term body 1000 markdown divs", term("More words.", '<div markdown="1">\n\n' * 1000 + "x")),
+    case("term body 1000-deep admonitions", term("More words.", "".join("    " * i + "!!! note\n" for i in range(1000))
+                                                 + "    " * 1000 + "x")),
+    case("term definition 1000-deep emphasis", term("definition: Tiling", "definition: " + "_a " * 1000 + "Tiling")),
+    case("term 1000-deep list in front matter", front(T, TERM_A, "extra:\n  " + "- " * 1000 + "x\n")),
+    case("lesson body 1000-deep list", lesson("Read about", "- " * 1000 + "x\n\nRead about")),
+    case("home page 1000-deep blockquote", {HOME: "# Home\n\n" + "> " * 1000 + "x\n"}),
+    case("home page 1000-deep list in a front matter string",
+         {HOME: '---\ntitle: "\\n' + "- " * 1000 + 'x"\n---\n# Home\n'}),
     # --- the hand-written home page ---
     case("home page latin-1", {HOME: b"# Home\n\nCaf\xe9.\n"}),
     case("home page alias bomb in front matter", {HOME: "---\n" + BOMB + "---\n\n# Home\n"}),
@@ -547,7 +563,8 @@ EXPECTED: dict[str, tuple[str, ...]] = {
     ),
     'result schema version': (
         'measure/results/h200-1/day13-transpose.json:1: invalid: schema version 7, this runner reads '
-        f'{" and ".join(str(v) for v in READABLE_VERSIONS)}; re-run `gloss measure run day13-transpose --node h200-1`',
+        f'{", ".join(str(v) for v in READABLE_VERSIONS[:-1])} and {READABLE_VERSIONS[-1]}; '
+        're-run `gloss measure run day13-transpose --node h200-1`',
     ),
     'result negative raw time': (
         "measure/results/h200-1/day13-transpose.json:1: tampered: row 'memcpy' at 16384x16384: the "
@@ -585,6 +602,26 @@ EXPECTED: dict[str, tuple[str, ...]] = {
         'links-evidence.json:2: not valid JSON: Expecting property name enclosed in double quotes '
         "(column 3); restore links-evidence.json from git (it is written only by 'gloss links check')",
     ),
+}
+DEEP = ("the Markdown is nested more than 32 levels deep (lists, quotes, indentation, emphasis, links or HTML); "
+        "flatten it; no page needs that much nesting")
+EXPECTED |= {
+    "term body 1000-deep list": (f"content/terms/tiling.md:23: {DEEP}",),
+    "term body 1000-deep ordered list": (f"content/terms/tiling.md:23: {DEEP}",),
+    "term body 1000-deep indented list": (f"content/terms/tiling.md:55: {DEEP}",),  # 32 x 4 spaces, '- '
+    "term body 1000-deep blockquote": (f"content/terms/tiling.md:23: {DEEP}",),
+    "term body 1000-deep emphasis": (f"content/terms/tiling.md:23: {DEEP}",),
+    "term body 1000-deep links": (f"content/terms/tiling.md:23: {DEEP}",),
+    "term body 1000 markdown divs": (f"content/terms/tiling.md:87: {DEEP}",),  # the 33rd div, 2 lines each
+    "term body 1000-deep admonitions": (f"content/terms/tiling.md:56: {DEEP}",),
+    "term definition 1000-deep emphasis": (f"content/terms/tiling.md:3: {DEEP}",),
+    "term 1000-deep list in front matter": (
+        "content/terms/tiling.md:18: the YAML is nested more than 32 levels deep; flatten it; no key here "
+        "needs that much nesting",
+    ),
+    "lesson body 1000-deep list": (f"content/lessons/day01-intro.md:9: {DEEP}",),
+    "home page 1000-deep blockquote": (f"content/index.md:3: {DEEP}",),
+    "home page 1000-deep list in a front matter string": (f"content/index.md:2: {DEEP}",),
 }
 
 CASES = [Case(c.id, c.changes, EXPECTED[c.id], c.structural) for c in CASES]

@@ -79,7 +79,11 @@ def test_code_page_lists_regions_and_links_the_raw_file() -> None:
     ("tile-lifecycle", "default", {"pad": 2}, [("parameter 'pad' is 2, outside 0..1",
                                                 "pad: 1 adds the padding column that avoids bank conflicts")]),
     ("tile-lifecycle", "default", {"size": 2}, [("unknown parameter 'size' for diagram 'tile-lifecycle'",
-                                                 "use one of: tile, pad, step, cut_x, cut_y, guard_barrier")]),
+                                                 "use one of: tile, pad, step, block_y, cut_x, cut_y, guard_barrier")]),
+    ("tile-lifecycle", "default", {"block_y": 3}, [("parameter 'block_y' is 3, not one of 1, 2, 4, 8, 16, 32",
+                                                    "block_y: threads per block in y (blockDim.y, the code's "
+                                                    "ROWS_PER_PASS); the block is tile × block_y threads, each "
+                                                    "handling tile / block_y rows")]),
     ("tile-lifecycle", "padded", {"tile": 12}, [("parameter 'tile' is 12, not one of 8, 16, 32",
                                                  "tile: tile side in elements, one of 8, 16, 32")]),
 ])
@@ -97,4 +101,4 @@ def test_diagram_svg_is_accessible_and_follows_the_palette() -> None:
     assert re.findall(r"#[0-9a-fA-F]{6}\b|(?:fill|stroke)=\"(?!currentColor)", svg) == []
     # Without JavaScript the controls stay hidden and the step's sentence is shown.
     assert '<div class="tl-controls" hidden>' in html
-    assert '<p class="tl-readout" aria-live="polite">Step 3 of 5, compute: ' in html
+    assert '<p class="tl-readout" aria-live="polite">Step 3 of 3, store: ' in html

@@ -57,32 +57,84 @@ def test_day15_spec_labels_match_the_model() -> None:
         assert tm.ways(lane * int(stride) for lane in range(32)) == int(n)
 
 
-def test_edge_tile_guards_switch_off_the_right_threads() -> None:
+def test_edge_tile_guards_skip_the_right_elements() -> None:
     s = tm.TileState(tile=8, cut_x=3, cut_y=1, step=0)
     assert (s.valid_x, s.valid_y) == (5, 7)
     assert tm.load_on(s, 4, 6) and not tm.load_on(s, 5, 0) and not tm.load_on(s, 0, 7)
     # The output tile is the transpose: x and y swap roles at the store.
     assert tm.store_on(s, 6, 4) and not tm.store_on(s, 0, 5) and not tm.store_on(s, 7, 0)
-    assert tm.switched_off(s, "load") == 64 - 5 * 7 == tm.switched_off(s, "store")
-    assert tm.describe(s).endswith("The load guard switches off 29 threads whose element lies past the matrix "
-                                   "edge (columns 5 and up, rows 7 and up of this edge tile).")
+    assert tm.skipped(s) == 64 - 5 * 7
+    assert tm.describe(s).endswith("The load guard skips the 29 elements past the matrix edge (columns 5 and up, "
+                                   "rows 7 and up of this edge tile).")
 
 
 def test_guard_around_the_barrier_is_explained_as_a_hang_or_corruption() -> None:
     s = tm.TileState(tile=32, cut_x=5, step=1, guard_barrier=True)
+    # 32 x 8 threads; the 5 columns past the edge hold 5 x 8 threads with nothing to load.
+    assert tm.absent_threads(s) == 5 * 8
     assert tm.describe(s) == (
-        "Step 2 of 5, barrier: __syncthreads() holds every thread of the block until all loads have landed in "
-        "the tile. But here the bounds guard encloses the barrier: the 160 switched-off threads never reach it, "
-        "so the block hangs or the others go on and read tile cells nobody wrote.")
+        "Step 2 of 3, barrier: __syncthreads() holds every thread of the block until all loads have landed in "
+        "the tile; it is the only barrier: each block transposes one tile and never refills it. But here the "
+        "bounds guard encloses the barrier: the 40 threads with nothing to load never reach it, so the block "
+        "hangs or the others go on and read tile cells nobody wrote.")
     correct = tm.TileState(tile=32, cut_x=5, step=1)
     assert "hangs" not in tm.describe(correct)
 
 
 def test_step_sentences() -> None:
     assert tm.describe(tm.TileState(tile=32, step=2)) == (
-        "Step 3 of 5, compute: thread (tx, ty) reads tile[32][32][tx][ty], so a warp walks down a column of the "
-        "tile; warp 0's 32 lanes hit only 1 bank (bank 0 serves 32 of them): a 32-way conflict, the access is "
-        "replayed 32 times.")
+        "Step 3 of 3, store: thread (tx, ty) reads tile[tx][ty + 8p] of tile[32][32] in pass p and writes it to "
+        "the output, so a warp walks down a column of the tile and writes a row of the output (coalesced); "
+        "warp 0 in its first pass: its 32 lanes hit only 1 bank (bank 0 serves 32 of them): a 32-way "
+        "conflict, the access takes 32 wavefronts instead of 1, and the same in every pass.")
+    # An 8-way conflict (tile[16][16]: lanes two rows of threads deep, 4 banks) reads "an 8-way".
+    assert "): an 8-way conflict," in tm.describe(tm.TileState(tile=16, step=2))
+
+
+@pytest.mark.parametrize(("n", "word"), [
+    (1, "a"), (2, "a"), (8, "an"), (11, "an"), (16, "a"), (18, "an"), (32, "a"), (80, "an"), (88, "an"),
+    (100, "a"), (110, "a"), (111, "a"), (800, "an"), (1000, "a"), (8000, "an"), (11_000, "an"), (18_000, "an"),
+    (18_000_000, "an"), (81, "an"), (180, "a"),
+])
+def test_article_before_a_number_follows_its_sound(n: int, word: str) -> None:
+    assert tm.article(n) == word
+
+
+def test_every_sentence_for_every_state_uses_the_right_article() -> None:
+    for tile in tm.TILE_SIZES:
+        for pad in (0, 1):
+            for step in range(len(tm.STEPS)):
+                for block_y in (1, 2, 4, 8, 16, 32):
+                    text = tm.describe(tm.TileState(tile=tile, pad=pad, step=step, block_y=block_y))
+                    for article, n in re.findall(r"\b(an?) (\d+)-way", text):
+                        assert article == tm.article(int(n)), text
+
+
+def test_the_model_follows_the_quoted_transpose_code() -> None:
+    """Block shape, rows per thread and barrier count come from parameters that match transpose.cu; a
+    change to the code's TILE, ROWS_PER_PASS or barriers makes this fail until the model follows."""
+    from pathlib import Path
+
+    root = Path(__file__).parents[2]
+    code = (root / "code/day13-shared-memory/transpose.cu").read_text(encoding="utf-8")
+    tile = int(re.search(r"#define TILE (\d+)", code).group(1))  # type: ignore[union-attr]
+    rows_per_pass = int(re.search(r"#define ROWS_PER_PASS (\d+)", code).group(1))  # type: ignore[union-attr]
+    tiled = code[code.index("[start:tiled]"):code.index("[end:tiled]")]
+    body = "\n".join(line.split("//")[0] for line in tiled.splitlines())  # code, not comments
+    assert body.count("__syncthreads()") == tm.barriers() == 1
+    assert rows_per_pass == tm.BLOCK_Y and tile in tm.TILE_SIZES
+    s = tm.TileState(tile=tile)
+    assert s.block == (tile, rows_per_pass) and s.rows_per_thread == tile // rows_per_pass == 4
+    assert tm.summary(s) == "block 32×8 threads, 4 rows each, 1 barrier per tile"
+    # The tiling term draws it with the code's defaults (it sets no other block shape).
+    meta = (root / "content/terms/tiling.md").read_text(encoding="utf-8")
+    assert "block_y" not in meta and "params: {tile: 32}" in meta
+    # Warp 0 is one row of threads (ty = 0): in pass p it writes tile row 8p and reads tile column 8p.
+    load = tm.warp_passes(tm.TileState(tile=tile, step=0))
+    assert [sorted({r for r, _ in a.cells}) for a in load] == [[0], [8], [16], [24]]
+    store = tm.warp_passes(tm.TileState(tile=tile, step=2))
+    assert [sorted({c for _, c in a.cells}) for a in store] == [[0], [8], [16], [24]]
+    assert [a.banks[0] for a in store] == [0, 8, 16, 24] and all(a.ways == 32 for a in store)
 
 
 @pytest.mark.parametrize("preset", ["tile-correct", "bank-conflict", "padded", "ragged-edge",
@@ -91,7 +143,11 @@ def test_every_preset_renders_with_data_for_every_size_and_step(preset: str) -> 
     html = render_diagram("tile-lifecycle", preset, {}, "alt")
     data = json.loads(unescape(re.search(r'data-tl="([^"]*)"', html).group(1)))  # type: ignore[union-attr]
     assert set(data["states"]) == {"8", "16", "32"}
-    assert all(len(steps) == 5 for steps in data["states"].values())
+    assert all(len(steps) == 3 for steps in data["states"].values())
+    assert data["summaries"]["32"] == "block 32×8 threads, 4 rows each, 1 barrier per tile"
+    assert data["summaries"]["8"] == "block 8×8 threads, 1 row each, 1 barrier per tile"
     values = DIAGRAMS["tile-lifecycle"].presets[preset]
     for key in ("pad", "cut_x", "cut_y"):
         assert data[key] == values.get(key, 0)
+    # The numbers on the figure are the model's, not typed into the drawing.
+    assert f">{tm.summary(tm.TileState(tile=32))}</text>" in html

@@ -162,6 +162,15 @@ class _Handler(BaseHTTPRequestHandler):
         elif head == "hang":  # /hang?s=30: reads the request, then says nothing for s seconds
             self.server.stopping.wait(float(query.get("s", "30")))
             self.close_connection = True
+        elif head == "drop-once":  # /drop-once/KEY: the first request is read, then its connection closed
+            if self._count_key(path) == 1:  # unanswered; later ones get the page
+                self.close_connection = True
+            else:
+                self._send(200, page)
+        elif head == "slow-once":  # /slow-once/KEY?s=20: the first request waits s seconds, later ones do not
+            if self._count_key(path) == 1:
+                self.server.stopping.wait(float(query.get("s", "20")))
+            self._send(200, page)
         elif head == "head405":
             if self.command == "HEAD":
                 self._send(405, headers={"Allow": "GET"})

@@ -383,3 +383,14 @@ def test_connections_are_reused_for_small_bodies(http: Server) -> None:
     before = http.httpd.connections
     check([http.url(f"/ok?reuse={i}") for i in range(10)], s)
     assert http.httpd.connections - before == 1  # keep-alive: one connection for all ten
+
+
+def test_every_request_on_the_wire_is_counted_a_dropped_connection_is_not_resent_silently(http: Server) -> None:
+    # The server reads the first request and closes the connection unanswered. aiohttp on its own would
+    # resend it at once, unseen by the checker; here the checker's own retry sends the second request.
+    checker = Checker(FAST)
+    url = http.url("/drop-once/wire")
+    result = asyncio.run(checker.check([url]))[url]
+    seen = http.counts[("GET", "/drop-once/wire")]
+    assert (result.verdict, result.tries) == ("ok", 2)
+    assert checker.requests == seen == 2

@@ -204,6 +204,20 @@ def test_online_records_evidence_the_site_shows_it_and_fresh_evidence_sends_noth
     assert sum(http.counts.values()) == before
 
 
+def test_the_requests_the_report_counts_are_the_requests_the_server_saw(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], http: Server) -> None:
+    # The first request is dropped unanswered (aiohttp would resend it unseen), the other page redirects once.
+    dropped, redirected = http.url("/drop-once/cli"), http.url("/redirect/1?cli")
+    before = sum(http.counts.values())
+    # A first pass long enough for the retry's backoff (about 0.5-1 s) whatever the jitter.
+    code, out, _ = run(capsys, "check", "--root", tmp_path, dropped, redirected, *FAST, "--timeout", "5",
+                       "--deadline", "10", "--format", "json")
+    report = json.loads(out)
+    assert (code, report["summary"]["URLs ok"]) == (0, 2)
+    assert report["requests"] == sum(http.counts.values()) - before == 4  # 2 + 2
+    assert {u["url"]: u["tries"] for u in report["urls"]} == {dropped: 2, redirected: 1}
+
+
 def test_online_verdicts_and_formats(tmp_path: Path, capsys: pytest.CaptureFixture[str], http: Server) -> None:
     ok, gone, forbidden, anchor = (http.url("/ok"), http.url("/status/404"), http.url("/status/403"),
                                    http.url("/js#app-section"))

@@ -13,6 +13,7 @@ from dataclasses import replace
 from links_servers import ResetServer, Server, SilentServer
 
 from site_plugins.links.checker import Checker, Result, Settings
+from site_plugins.links.schedule import Held, HostGate, Slots, SlowLane
 
 # First pass: (6 - 1) / 2 = 2.5 s; second pass from 1 s after the first ends, until 6 s.
 HOSTILE = Settings(timeout=0.8, deadline=6.0, retries=2, backoff=0.1, backoff_max=0.4, retry_after_cap=2.0,
@@ -83,3 +84,29 @@ def test_a_thousand_urls_on_one_host_reuse_at_most_the_pool_size_at_concurrency_
     pool_size = s.per_host + s.slow_per_host
     assert opened <= pool_size, f"{opened} TCP connections for 1,000 URLs; the pool keeps {pool_size}"
     assert checker.pool is not None and sum(checker.pool.opened.values()) == opened
+
+
+def test_the_slow_lane_clock_moves_requests_in_start_order_and_retries_when_no_slow_slot_is_free() -> None:
+    # One timer for every request in flight: a request is moved once it has been in flight `after`
+    # seconds; one that finds no free slow slot is looked at again later; a finished one is left alone.
+    async def scenario() -> list[tuple[str, str, str]]:
+        gate, everyone = HostGate(per_host=3, slow_per_host=1, min_interval=0.0), Slots(3)
+        held = [Held(gate, everyone) for _ in range(3)]
+        for h in held:
+            await h.acquire(urgent=False)
+        lane = SlowLane(0.05)
+        first, second = lane.watch(held[0]), lane.watch(held[1])
+        third = lane.watch(held[2])
+        SlowLane.done(third)  # answered before it fell due
+        seen = []
+        await asyncio.sleep(0.12)  # all three are due by now
+        seen.append((held[0].lane, held[1].lane, held[2].lane))
+        SlowLane.done(first)
+        held[0].release()  # its slow slot is free again: the second moves on the next look
+        await asyncio.sleep(0.12)
+        seen.append((held[0].lane, held[1].lane, held[2].lane))
+        SlowLane.done(second)
+        lane.close()
+        return seen
+
+    assert asyncio.run(scenario()) == [("slow", "normal", "normal"), ("", "slow", "normal")]

@@ -146,3 +146,83 @@ def test_age_problems_old_and_unchecked() -> None:
     got = [str(p) for p in ev.evidence_problems(e, cites, max_age_days=30, today=today, unchecked=True)]
     assert got[1] == f"content/terms/b.md:7: source https://none/ has not been checked yet; {refresh}"
     assert ev.evidence_problems(e, cites, max_age_days=67, today=today) == []
+
+
+def test_dumps_lays_records_out_exactly_as_the_json_module_does() -> None:
+    # dumps() writes the file's layout by hand (the json module indents in pure Python); it must stay the
+    # same text, byte for byte, for awkward strings and every optional part.
+    records = [
+        rec("https://a.example/x", T1),
+        rec('https://é.example/"q"\\ \u2028', T2, final_url="https://é.example/ä\n", status=203,
+            redirects=(ev.Hop("https://a.example/1", 301), ev.Hop("https://a.example/\t2", 308)),
+            anchor='cannot verify: "app shell"'),
+        rec("https://b.example/#part", T1, anchor="found", redirects=(ev.Hop("http://b.example/", 302),)),
+    ]
+    for evidence in (ev.Evidence(), ev.Evidence().updated(records[:1]), ev.Evidence().updated(records)):
+        urls = {}
+        for url in sorted(evidence.records):
+            r = evidence.records[url]
+            item = {"checked_at": ev.format_time(r.checked_at), "final_url": r.final_url,
+                    "redirects": [{"status": h.status, "url": h.url} for h in r.redirects], "status": r.status}
+            if r.anchor:
+                item["anchor"] = r.anchor
+            urls[url] = item
+        expected = json.dumps({"about": ev.ABOUT, "format": ev.FORMAT, "urls": urls}, indent=2, sort_keys=True,
+                              ensure_ascii=False) + "\n"
+        assert ev.dumps(evidence) == expected
+        assert ev.parse(expected).records == evidence.records
+
+
+def test_a_journal_left_by_a_dead_run_is_read_back_and_folded_in_by_the_next_save(tmp_path: Path) -> None:
+    path = tmp_path / "links-evidence.json"
+    old = rec("https://a.example/", T1)
+    newer_in_file = rec("https://c.example/", T2)
+    ev.save(path, ev.Evidence().updated([old, newer_in_file]))
+    with ev.Journal(path) as journal:
+        journal.add(rec("https://a.example/", T2, final_url="https://a.example/moved"))  # newer: wins
+        journal.add(rec("https://b.example/#x", T2, anchor="found"))
+        journal.add(rec("https://c.example/", T1, final_url="https://c.example/old"))  # older: loses
+    jpath = ev.journal_path(path)
+    assert jpath.name == "links-evidence.json.journal"
+    assert [json.loads(line) for line in jpath.read_text(encoding="utf-8").splitlines()] == [
+        {"url": "https://a.example/", "checked_at": "2026-03-01T12:00:00Z", "final_url": "https://a.example/moved",
+         "redirects": [], "status": 200},
+        {"url": "https://b.example/#x", "checked_at": "2026-03-01T12:00:00Z", "final_url": "https://b.example/#x",
+         "redirects": [], "status": 200, "anchor": "found"},
+        {"url": "https://c.example/", "checked_at": "2026-01-02T03:04:05Z", "final_url": "https://c.example/old",
+         "redirects": [], "status": 200}]
+    with ev.Journal(path) as journal:  # a redirect chain and awkward characters survive the line format
+        tricky = rec('https://e.example/"é"\\', T2, redirects=(ev.Hop("https://e.example/\n1", 301),),
+                     anchor='cannot verify: "x"')
+        journal.add(tricky)
+    assert ev.load(path).last_ok(tricky.url) == tricky
+    with jpath.open("a", encoding="utf-8") as fh:
+        fh.write('{"url": "https://d.example/", "checked_at": "2026-')  # the process died mid-line
+    loaded = ev.load(path)
+    assert loaded.records == {
+        "https://a.example/": rec("https://a.example/", T2, final_url="https://a.example/moved"),
+        "https://b.example/#x": rec("https://b.example/#x", T2, anchor="found"),
+        "https://c.example/": newer_in_file,
+        tricky.url: tricky,
+    }
+    assert ev.save(path, loaded) is True
+    assert not jpath.exists()
+    assert ev.load(path).records == loaded.records
+
+
+@pytest.mark.parametrize(("lines", "message"), [
+    ('{"url": "https://a/", "checked_at": "2026-01-01T00:00:00Z", "final_url": "https://a/", "status": 200}\n'
+     "not json\n",
+     "links-evidence.json.journal:2: not a journal record (a JSON object with a 'url')"),
+    ('{"url": "https://a/", "checked_at": "2026-01-01T00:00:00Z", "final_url": "https://a/", "status": 200}\n'
+     '{"url": "https://b/", "checked_at": "2026-01-01T00:00:00Z", "final_url": "https://b/", "status": "ok"}\n',
+     "links-evidence.json.journal:2: 'urls.https://b/.status' must be a whole number, got a string"),
+])
+def test_a_damaged_journal_is_reported_at_its_line(tmp_path: Path, lines: str, message: str) -> None:
+    path = tmp_path / "links-evidence.json"
+    ev.journal_path(path).write_text(lines, encoding="utf-8")
+    with pytest.raises(ev.EvidenceError) as info:
+        ev.load(path)
+    assert [str(p) for p in info.value.problems] == [
+        f"{message}; delete links-evidence.json.journal: it holds only answers of an interrupted "
+        "'gloss links check' (the next run checks those URLs again)"]

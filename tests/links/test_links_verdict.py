@@ -7,12 +7,14 @@ import random
 import socket
 import ssl
 from types import SimpleNamespace
+from urllib.parse import urlsplit
 
 import aiohttp
 import pytest
 from multidict import CIMultiDict, CIMultiDictProxy
 from yarl import URL
 
+from site_plugins.links.schedule import host_key
 from site_plugins.links.verdict import (
     Classification,
     backoff_delay,
@@ -40,6 +42,11 @@ from site_plugins.links.verdict import (
     (503, {"Server": "cloudflare", "cf-chl-bypass": "1"},
      Classification("blocked", "503 Service Unavailable: bot challenge page", "challenge")),
     (503, {"Server": "cloudflare"}, Classification("transient", "503 Service Unavailable", retry=True)),
+    # Header names in any case, values too (the headers are aiohttp's case-insensitive mapping).
+    (403, {"CF-Mitigated": "Challenge"}, Classification("blocked", "403 Forbidden: bot challenge page", "challenge")),
+    (429, {"server": "Cloudflare", "CF-CHL-Bypass": "1"},
+     Classification("blocked", "429 Too Many Requests: bot challenge page", "challenge")),
+    (200, {"X-Amzn-Waf-Action": "CAPTCHA"}, Classification("blocked", "200 OK: bot challenge page", "challenge")),
     (500, {}, Classification("transient", "500 Internal Server Error", retry=True)),
     (502, {}, Classification("transient", "502 Bad Gateway", retry=True)),
     (504, {}, Classification("transient", "504 Gateway Timeout", retry=True)),
@@ -140,3 +147,14 @@ def test_backoff_is_exponential_with_jitter_and_capped() -> None:
         assert min(delays) >= step / 2
         assert max(delays) <= step
         assert max(delays) - min(delays) > step / 4  # jittered, not a fixed sleep
+
+
+@pytest.mark.parametrize("url", [
+    "https://Example.ORG/path?q#f", "http://127.0.0.1:8080", "HTTP://A.example:80/x", "https://user:pw@h.example/",
+    "https://h.example?q=1", "https://h.example#frag", "https://[::1]:8443/x", "git+ssh://h.example/r",
+    " https://h.example/ lead", "https://h.example/a b", "https://h.\texample/", "https://h.example\n/x",
+    "mailto:someone@h.example", "//h.example/no-scheme", "https://", "h.example/relative", "1http://h.example/",
+])
+def test_host_key_is_what_urlsplit_says(url: str) -> None:
+    parts = urlsplit(url)
+    assert host_key(url) == f"{parts.scheme}://{parts.netloc.lower()}"

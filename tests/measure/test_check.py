@@ -105,4 +105,12 @@ def test_every_reference_is_registered_by_name() -> None:
         "conv2d",
         "reverse_blocks",
         "fma_chains",
+        "scale_add",
+        "divergent_chains",
+        "block_partials",
+        "scale2",
+        "block_histograms",
+        "thread_sums",
+        "chase_sums",
+        "reverse_tiles",
     } == references.NAMES

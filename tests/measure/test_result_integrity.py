@@ -108,6 +108,17 @@ def test_a_duplicated_ceiling_row_is_tampered_too(day13: Path) -> None:
     ]
 
 
+def test_a_duplicated_build_is_tampered_too(day13: Path) -> None:
+    """A page reads a row's registers from the first build of its function: a second one is a forgery."""
+    rewrite(day13, lambda r: dataclasses.replace(r, builds=[*r.builds, dataclasses.replace(r.builds[1], registers=1)]))
+    e = R.load_all(day13).get("day13-transpose", "h200-1")
+    b = e.result.builds  # type: ignore[union-attr]
+    assert [str(p) for p in e.problems] == [
+        f"{DAY13}:1: tampered: builds[1] and builds[{len(b) - 1}] are both function '{b[1].function}' "
+        f"(a run records each compiled function once); {TAMPER13}"
+    ]
+
+
 def test_distinct_rows_are_not_duplicates(day13: Path) -> None:
     """The same rows in another order are still one row per kernel and size."""
     rewrite(day13, lambda r: dataclasses.replace(r, rows=list(reversed(r.rows))))
@@ -232,6 +243,14 @@ def test_an_include_that_cannot_be_measured_is_a_spec_problem(
     assert [str(p) for p in rs.setup_problems] == [f"{SOURCE}:2: {problem}"]
     assert main(["--root", str(toy), "verify"]) == 1
     assert f"{SOURCE}:2: {problem}" in capsys.readouterr().out.splitlines()
+
+
+@pytest.mark.parametrize("directive", ['%:include "x.cuh"', '#import "x.cuh"', '  #  embed "x.cuh"'])
+def test_other_spellings_of_an_include_are_followed(toy: Path, directive: str) -> None:
+    (toy / "code" / "toy" / "x.cuh").write_text("#define X 1\n")
+    source = toy / SOURCE
+    source.write_text(directive + "\n" + source.read_text())
+    assert list(included_files(toy, SOURCE)[0]) == ["code/toy/x.cuh"]
 
 
 def test_a_header_in_an_include_cycle_is_followed_once(toy: Path) -> None:

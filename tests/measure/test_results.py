@@ -238,7 +238,7 @@ def test_a_result_for_an_experiment_nobody_declares(repo: Path) -> None:
             f"{REL}:1: invalid: not valid JSON: Expecting property name enclosed in double quotes (column 2); "
             f"{RERUN}",
         ),
-        ('{"schema_version": 0}', f"{REL}:1: invalid: schema version 0, this runner reads 1 and 2; {RERUN}"),
+        ('{"schema_version": 0}', f"{REL}:1: invalid: schema version 0, this runner reads 1, 2 and 3; {RERUN}"),
     ],
 )
 def test_unreadable_files_are_invalid(repo: Path, text: str, message: str) -> None:

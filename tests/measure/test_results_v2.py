@@ -43,7 +43,7 @@ def test_a_result_with_counters_is_fresh_and_carries_them(repo: Path) -> None:
     T.write(repo, T.make_result(repo, with_counters=True))
     e = entry(repo)
     assert e.state == "fresh", messages(e)
-    assert e.result is not None and e.result.schema_version == 2 and len(e.result.digest) == 64
+    assert e.result is not None and e.result.schema_version == R.SCHEMA_VERSION == 3 and len(e.result.digest) == 64
     row = e.result.rows[0]
     assert row.counters is not None and set(row.counters) == set(C.DEFAULT_METRICS["sm_90"])
     assert e.result.counter_pass is not None and e.result.counter_pass.error == ""

@@ -261,3 +261,13 @@ def test_the_opt_in_of_one_row_does_not_carry_over_to_the_next_size(tmp_path: Pa
         ("optin", "32K"): True,
         ("again-no-optin", "32K"): False,
     }
+
+
+def test_the_source_folder_is_the_include_path_and_is_recorded(tmp_path: Path) -> None:
+    # PyCUDA compiles the text in a temporary folder: without the source's own folder on the include
+    # path a quoted #include would not be found on the node (CI compiles the file in place).
+    root = make_repo(tmp_path)
+    device = fake()
+    assert run(root, device, ["toy-observe"]) == 0
+    assert root / "code" / "observe" in device.include_dirs
+    assert "-Icode/observe" in result(root, "toy-observe").provenance.nvcc_flags

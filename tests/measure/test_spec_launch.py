@@ -87,7 +87,7 @@ MALFORMED = [
     pytest.param(
         GOOD.replace("kind: observe", "kind: watch"),
         "code/toy/experiment.yaml:14: 'kernels[0].kind' is 'watch', not one of the allowed values; use one of "
-        "'kernel', 'memcpy', 'observe'",
+        "'kernel', 'memcpy', 'observe', 'cublas', 'transfer', 'pipeline', 'launch'",
         id="unknown-kind",
     ),
     pytest.param(
@@ -149,8 +149,9 @@ MALFORMED = [
     ),
     pytest.param(
         GOOD.replace("element: float32", "element: float32\nceilings: true"),
-        "code/toy/experiment.yaml:13: ceiling experiment kernel 'optin' is kind 'observe', which is never timed; a "
-        "ceilings experiment holds only timed copies: move the observed launch to another experiment",
+        "code/toy/experiment.yaml:13: ceiling experiment kernel 'optin' is kind 'observe', not a timed kernel or "
+        "memcpy; a ceilings experiment holds only timed copies and compute ceilings: move the row to another "
+        "experiment",
         id="observe-in-ceilings",
     ),
 ]

@@ -146,14 +146,3 @@ def test_values_from_noisy_rows_carry_the_tables_mark() -> None:
     assert problems == []
     mark = '<sup class="gloss-noisy-mark" title="naive: noisy: stopped at the time limit">~</sup>'
     assert md.count(mark) == 3  # the value, the ratio and the table's row
-
-
-def test_ceiling_labels_stay_inside_the_chart() -> None:
-    from site_plugins.measured import chart
-
-    for x in (2.0, 120.0, 178.0, 240.0, 296.0):
-        for text in ("copy ceiling 3,977 GB/s", "copy kernel (copy, same bytes) 2,404 GB/s", "x" * 60):
-            lx, anchor = chart.label_place(x, text)
-            w = chart.CHAR_W * len(text)
-            left, right = (lx, lx + w) if anchor == "start" else (lx - w, lx)
-            assert left >= chart.X0 and (right <= chart.WIDTH - 2 or w > chart.WIDTH), (x, text, lx, anchor)

@@ -4,6 +4,7 @@ with a real ed25519 key made by ssh-keygen in a temporary folder for the test se
 from __future__ import annotations
 
 import atexit
+import dataclasses
 import datetime as dt
 import functools
 import json
@@ -67,9 +68,14 @@ def armored(who: str, msg: bytes) -> str:
     return keys.sign_many(str(key_file(who)), [msg])[0]
 
 
-def ssh_signature(who: str, path: str, role: str, fingerprint: str, on: dt.datetime) -> str:
-    """A real SSH signature by ``who``'s key over a sign-off, as gloss sign makes it."""
-    return armored(who, keys.message(path, role, fingerprint, on))
+def ssh_signature(who: str, path: str, role: str, fingerprint: str, on: dt.datetime, *, name: str | None = None,
+                  commit: str | None = None, reviews: str | None = None, covers: signoff.Covers | None = None,
+                  ) -> str:
+    """A real SSH signature by ``who``'s key over a sign-off, as gloss sign makes it (``covers``: the part
+    digests recorded with it, if any). ``reviews``: for a review, the author's armored signature it completes."""
+    return armored(who, keys.message(path=path, role=role, name=name or who, fingerprint=fingerprint, on=on,
+                                     commit=commit, covers=dataclasses.asdict(covers) if covers else None,
+                                     reviews=keys.digest(reviews) if reviews is not None else None))
 
 
 def plan_signature(reg: signoff.Registry, s: Signable, role: signoff.Role, name: str, *, on: dt.datetime,
@@ -77,7 +83,8 @@ def plan_signature(reg: signoff.Registry, s: Signable, role: signoff.Role, name:
     """What gloss sign does for one entry, without the CLI: check, sign with the person's key, record."""
     person = reg.person(name) or signoff.Person(name=name, keys=[])
     signoff.check(reg, s, role, person)
-    draft, msg = signoff.draft_signature(s, role, person, on=on, commit=commit)
+    reviews = reg.entries[s.path].author if role == "reviewer" and s.path in reg.entries else None
+    draft, msg = signoff.draft_signature(s, role, person, on=on, commit=commit, reviews=reviews)
     sig = signoff.signing.with_signature(draft, armored(key_of or person.name, msg))
     return signoff.record(reg, s.path, role, sig), sig
 

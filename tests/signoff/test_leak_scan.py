@@ -18,10 +18,11 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
-from signoff_helpers import PEOPLE, commit_all, init_repo, key_file, key_sha, ssh_signature
+from signoff_helpers import PEOPLE, armored, commit_all, init_repo, key_file, key_sha
 from sitekit import build_site, make_site
 
 from site_plugins import cli, signoff
+from site_plugins.signoff import registry
 
 
 def _measuredkit() -> ModuleType:
@@ -145,8 +146,23 @@ def hand_edit(root: Path, path: str, role: str, key_of: str | None = None, **fie
     assert sig is not None
     sig = dataclasses.replace(sig, **fields)  # type: ignore[arg-type]
     if key_of is not None:
-        sig = dataclasses.replace(sig, signature=ssh_signature(key_of, path, role, sig.fingerprint, sig.on))
+        msg = registry.signed_message(path, role, sig, record.author if role == "reviewer" else None)
+        sig = dataclasses.replace(sig, signature=armored(key_of, msg))
     signoff.write_entry(root, path, dataclasses.replace(record, **{role: sig}))
+
+
+def ghost_pair(root: Path, path: str) -> None:
+    """The author signature re-made by an unregistered person's key in their name, and the reviewer's
+    re-made over it: a pair gloss sign would never record, every signature of it valid."""
+    reg, _ = signoff.load(root)
+    record = reg.entries[path]
+    assert record.author is not None and record.reviewer is not None
+    author = dataclasses.replace(record.author, name="Gus Ghost")
+    author = dataclasses.replace(author, signature=armored("Gus Ghost", registry.signed_message(path, "author", author,
+                                                                                               None)))
+    msg = registry.signed_message(path, "reviewer", record.reviewer, author)
+    reviewer = dataclasses.replace(record.reviewer, signature=armored("Rex Reviewer", msg))
+    signoff.write_entry(root, path, dataclasses.replace(record, author=author, reviewer=reviewer))
 
 
 def make_project(root: Path) -> Path:
@@ -193,7 +209,7 @@ def make_project(root: Path) -> Path:
     # Last, what `gloss sign` refuses to record (it also refuses to sign while signoff.yaml has problems).
     hand_edit(root, "content/terms/leakself.md", "reviewer", key_of="Sam Self")
     hand_edit(root, "content/terms/leakstranger.md", "reviewer", key_of="Zoe Stranger", name="Zoe Stranger")
-    hand_edit(root, "content/terms/leakghost.md", "author", key_of="Gus Ghost", name="Gus Ghost")
+    ghost_pair(root, "content/terms/leakghost.md")
     hand_edit(root, "content/terms/leakmismatch.md", "reviewer", key_of="Rex Reviewer", name="Rex Reviewer",
               fingerprint="sha256:" + "0" * 64)
     hand_edit(root, "content/terms/leakforged.md", "reviewer", key_of="Ada Author", name="Rex Reviewer")
@@ -223,8 +239,9 @@ EXPECTED_WARNINGS = [
     "registered person must review; remove the self-review",
     "signoff.yaml:{stranger}: 'Zoe Stranger' signed content/terms/leakstranger.md as reviewer but is not "
     "registered; add them under 'people:' or remove the signature",
-    "signoff.yaml:{tampered}: the reviewer signature of content/terms/leaktampered.md does not verify (not made by "
-    "gloss sign over this entry, role, fingerprint and date); it counts for nothing; the signer signs again with "
+    "signoff.yaml:{tampered}: the reviewer signature of content/terms/leaktampered.md does not verify (gloss sign did "
+    "not make it over this entry, role, name, fingerprint, commit, date and author signature as written here: one "
+    "of them was edited, or it was copied from elsewhere); it counts for nothing; the signer signs again with "
     "their own registered key: gloss sign content/terms/leaktampered.md --as reviewer",
 ]
 

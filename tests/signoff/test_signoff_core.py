@@ -24,16 +24,30 @@ def fp(s: Signable = S) -> str:
     return signoff.fingerprint(s)
 
 
-def sig(name: str, s: Signable = S, on: str = "2026-12-01T10:00:00Z", role: str = "author",
-        key_of: str | None = None, path: str = PATH) -> str:
-    """A recorded signature as gloss sign writes it, signed with ``key_of``'s key (default: ``name``'s)."""
+def armored_sig(name: str, s: Signable = S, on: str = "2026-12-01T10:00:00Z", role: str = "author",
+                key_of: str | None = None, path: str = PATH, reviews: str | None = None,
+                with_covers: bool = False) -> str:
     when = dt.datetime.fromisoformat(on.replace("Z", "+00:00"))
-    armored = ssh_signature(key_of or name, path, role, fp(s), when)
-    return f"{{name: {name}, on: {on}, fingerprint: '{fp(s)}', signature: {json.dumps(armored)}}}"
+    return ssh_signature(key_of or name, path, role, fp(s), when, name=name, reviews=reviews,
+                         covers=signoff.covers(s) if with_covers else None)
 
 
-def rev(name: str, s: Signable = S, on: str = "2026-12-01T10:00:00Z") -> str:
-    return sig(name, s, on, role="reviewer")
+def sig(name: str, s: Signable = S, on: str = "2026-12-01T10:00:00Z", role: str = "author",
+        key_of: str | None = None, path: str = PATH, reviews: str | None = None, with_covers: bool = False) -> str:
+    """A recorded signature as gloss sign writes it, signed with ``key_of``'s key (default: ``name``'s);
+    ``reviews``: for a review, the author's armored signature it completes; ``with_covers``: with part digests."""
+    armored = armored_sig(name, s, on, role, key_of, path, reviews, with_covers)
+    c = signoff.covers(s)
+    cov = f"covers: {{text: '{c.text}', values: '{c.values}', code: '{c.code}', files: '{c.files}'}}, "
+    return (f"{{name: {name}, on: {on}, {cov if with_covers else ''}fingerprint: '{fp(s)}', "
+            f"signature: {json.dumps(armored)}}}")
+
+
+def rev(name: str, s: Signable = S, on: str = "2026-12-01T10:00:00Z", by: str = "Ada Author",
+        by_s: Signable | None = None, with_covers: bool = False) -> str:
+    """A review of ``s`` by ``name``, completing the author signature ``sig(by, by_s or s)``."""
+    return sig(name, s, on, role="reviewer", reviews=armored_sig(by, by_s or s, with_covers=with_covers),
+               with_covers=with_covers)
 
 
 def registry(entries: str = "") -> signoff.Registry:
@@ -134,14 +148,14 @@ BAD = [
     (PEOPLE + f"entries:\n  {PATH}:\n    author: {sig('Zed Nobody')}\n",
      f"signoff.yaml:{L + 3}: 'Zed Nobody' signed content/terms/tiling.md as author but is not registered; "
      "add them under 'people:' or remove the signature"),
-    (PEOPLE + f"entries:\n  {PATH}:\n    author: {sig('Sam Self')}\n    reviewer: {rev('Sam Self')}\n",
+    (PEOPLE + f"entries:\n  {PATH}:\n    author: {sig('Sam Self')}\n    reviewer: {rev('Sam Self', by='Sam Self')}\n",
      f"signoff.yaml:{L + 4}: Sam Self is both author and reviewer of content/terms/tiling.md; "
      "a different registered person must review; remove the self-review"),
     (PEOPLE + f"entries:\n  {PATH}:\n    author: {sig('Ada Author')}\n"
-              f"    reviewer: {rev('Rex Reviewer', dataclasses.replace(S, text='old'))}\n",
+              f"    reviewer: {rev('Rex Reviewer', dataclasses.replace(S, text='old'), by_s=S)}\n",
      f"signoff.yaml:{L + 4}: the reviewer of content/terms/tiling.md signed a different version than the author; "
      "the reviewer signs again: gloss sign content/terms/tiling.md --as reviewer"),
-    (PEOPLE + f"entries:\n  {PATH}:\n    reviewer: {rev('Rex Reviewer')}\n",
+    (PEOPLE + f"entries:\n  {PATH}:\n    reviewer: {sig('Rex Reviewer', role='reviewer')}\n",
      f"signoff.yaml:{L + 3}: content/terms/tiling.md has a review but no author sign-off; "
      "the author signs first: gloss sign content/terms/tiling.md --as author"),
     (PEOPLE + f"entries:\n  {PATH}:\n    author: {sig('Ada Author')}\n    commit: abc\n",
@@ -157,16 +171,19 @@ BAD = [
      "is not registered; it counts for nothing; the signer signs again with their own registered key: "
      "gloss sign content/terms/tiling.md --as author"),
     (PEOPLE + f"entries:\n  {PATH}:\n    author: {rev('Ada Author')}\n",
-     f"signoff.yaml:{L + 3}: the author signature of content/terms/tiling.md does not verify (not made by gloss "
-     "sign over this entry, role, fingerprint and date); it counts for nothing; the signer signs again with "
+     f"signoff.yaml:{L + 3}: the author signature of content/terms/tiling.md does not verify (gloss sign did "
+     "not make it over this entry, role, name, fingerprint, commit and date as written here: one of them was "
+     "edited, or it was copied from elsewhere); it counts for nothing; the signer signs again with "
      "their own registered key: gloss sign content/terms/tiling.md --as author"),
     (PEOPLE + f"entries:\n  {PATH}:\n    author: {sig('Ada Author', path='content/terms/other.md')}\n",
-     f"signoff.yaml:{L + 3}: the author signature of content/terms/tiling.md does not verify (not made by gloss "
-     "sign over this entry, role, fingerprint and date); it counts for nothing; the signer signs again with "
+     f"signoff.yaml:{L + 3}: the author signature of content/terms/tiling.md does not verify (gloss sign did "
+     "not make it over this entry, role, name, fingerprint, commit and date as written here: one of them was "
+     "edited, or it was copied from elsewhere); it counts for nothing; the signer signs again with "
      "their own registered key: gloss sign content/terms/tiling.md --as author"),
     (PEOPLE + f"entries:\n  {PATH}:\n    author: {sig('Ada Author').replace('10:00:00Z', '09:00:00Z', 1)}\n",
-     f"signoff.yaml:{L + 3}: the author signature of content/terms/tiling.md does not verify (not made by gloss "
-     "sign over this entry, role, fingerprint and date); it counts for nothing; the signer signs again with "
+     f"signoff.yaml:{L + 3}: the author signature of content/terms/tiling.md does not verify (gloss sign did "
+     "not make it over this entry, role, name, fingerprint, commit and date as written here: one of them was "
+     "edited, or it was copied from elsewhere); it counts for nothing; the signer signs again with "
      "their own registered key: gloss sign content/terms/tiling.md --as author"),
 ]
 
@@ -212,9 +229,9 @@ STATES = [
      "awaiting-review", ("review by someone other than the author (Ada Author reviewed their own entry)",)),
     (f"  {PATH}:\n    author: {sig('Ada Author')}\n    reviewer: {rev('Zed Nobody')}\n", S,
      "awaiting-review", ("review by a registered person (Zed Nobody is not registered)",)),
-    (f"  {PATH}:\n    author: {sig('Zed Nobody')}\n    reviewer: {rev('Rex Reviewer')}\n", S, "draft",
+    (f"  {PATH}:\n    author: {sig('Zed Nobody')}\n    reviewer: {rev('Rex Reviewer', by='Zed Nobody')}\n", S, "draft",
      ("author sign-off by a registered person (Zed Nobody is not registered)",)),
-    (f"  {PATH}:\n    author: {sig('Ada Author')}\n    reviewer: {rev('Rex Reviewer', OLD)}\n", S,
+    (f"  {PATH}:\n    author: {sig('Ada Author')}\n    reviewer: {rev('Rex Reviewer', OLD, by_s=S)}\n", S,
      "awaiting-review", ("review by a registered person other than the author",)),
     # Mid re-sign: the author signed the change, the previous pair still covers the published version.
     (f"  {PATH}:\n    author: {sig('Ada Author')}\n    previous:\n      author: {sig('Ada Author', OLD)}\n"
@@ -241,10 +258,8 @@ def test_changed_says_which_parts_changed() -> None:
     reg = registry(entries)
     # Without 'covers' digests nothing can be said about the parts.
     assert signoff.assess(reg, NEW_VALUES).changed == ()
-    c = signoff.covers(S)
-    cov = f"{{text: '{c.text}', values: '{c.values}', code: '{c.code}', files: '{c.files}'}}"
-    with_covers = entries.replace("fingerprint:", f"covers: {cov}, fingerprint:")
-    reg = registry(with_covers)
+    reg = registry(f"  {PATH}:\n    author: {sig('Ada Author', with_covers=True)}\n"
+                   f"    reviewer: {rev('Rex Reviewer', with_covers=True)}\n")
     assert signoff.assess(reg, NEW_VALUES).changed == ("measured values",)
 
 
@@ -427,8 +442,9 @@ def test_a_malformed_key_line_is_located() -> None:
 
 def test_a_signature_with_another_persons_key_does_not_make_a_pair() -> None:
     # Ada signs as author, then writes a review in Rex's name with her own key: the review counts for nothing.
+    forged = sig('Rex Reviewer', role='reviewer', key_of='Ada Author', reviews=armored_sig('Ada Author'))
     reg, problems = signoff.parse(PEOPLE + f"entries:\n  {PATH}:\n    author: {sig('Ada Author')}\n"
-                                  f"    reviewer: {sig('Rex Reviewer', role='reviewer', key_of='Ada Author')}\n")
+                                  f"    reviewer: {forged}\n")
     assert [p.problem for p in problems] == [
         f"the reviewer signature of {PATH} names Rex Reviewer but was made with Ada Author's key {key_sha('ada')}"]
     assert signoff.assess(reg, S).state == "awaiting-review"

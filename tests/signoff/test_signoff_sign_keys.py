@@ -72,7 +72,13 @@ def test_the_recorded_signature_verifies_with_the_library_and_with_ssh_keygen(si
     reg, _ = signoff.load(site)
     sig = reg.entries["content/terms/warp.md"].author
     assert sig is not None
-    msg = keys.message("content/terms/warp.md", "author", sig.fingerprint, sig.on)
+    assert sig.covers is not None and sig.commit is not None
+    # The documented v2 payload, written out by hand: every field of the record but the signature itself.
+    payload = {"path": "content/terms/warp.md", "role": "author", "name": "Ada Author",
+               "fingerprint": sig.fingerprint, "on": keys.stamp(sig.on), "commit": sig.commit,
+               "covers": {"text": sig.covers.text, "values": sig.covers.values, "code": sig.covers.code,
+                          "files": sig.covers.files}, "reviews": None}
+    msg = ("cuda-gloss sign-off v2\n" + json.dumps(payload, sort_keys=True, separators=(",", ":")) + "\n").encode()
     (site / "allowed").write_text(f"ada@example.invalid namespaces=\"{keys.NAMESPACE}\" {public('ada')}\n",
                                   encoding="utf-8")
     (site / "sig").write_text(sig.signature, encoding="ascii")
