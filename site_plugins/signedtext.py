@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any
 
-from site_plugins import pagetext
+from site_plugins import mdnesting, pagetext
 from site_plugins.messages import Problem
 
 if TYPE_CHECKING:
@@ -175,7 +175,10 @@ def _front(text: str) -> tuple[str, dict[str, str]]:
 
 def _phrases(title: str, lede: str, body: str, render_md: Render) -> list[str]:
     found = [pagetext.normalise(title), pagetext.normalise(lede)]
-    found += [s.text for s in pagetext.read(render_md(body)).segments if s.kind == "text"]
+    if mdnesting.nesting_problem(body, "") is None:
+        found += [s.text for s in pagetext.read(render_md(body)).segments if s.kind == "text"]
+    else:  # (too deep for Python-Markdown, which would recurse past the stack: its paragraphs as written)
+        found += [pagetext.normalise(block) for block in re.split(r"\n[ \t]*\n", body)]
     return [p for p in dict.fromkeys(found) if len(p.split()) >= MIN_WORDS]
 
 

@@ -113,7 +113,7 @@ def test_a_planted_a_to_z_and_changed_chrome(built: Path, capsys: pytest.Capture
     line = next(n for n, t in enumerate(text.splitlines(), 1) if "Do not see" in t)
     code, out = run(capsys, "site")
     assert (code, out) == (1, [
-        f"site/index.html:1: does not show content/index.md as it is: 1 of 2 blocks of its text are missing, the first "
+        f"site/index.html:1: does not show content/index.md as it is: 1 of 4 blocks of its text are missing, the first "
         f"'see the glossary'; {REMEDY}",
         f"site/index.html:{line}: shows what is not in content/index.md as it is: 1 block of its main content, the "
         f"first 'do not see the glossary'; {REMEDY}",
