@@ -139,9 +139,9 @@ __global__ void transpose_padded(float* __restrict__ dst, const float* __restric
 // SM). In row-major order those blocks read one contiguous band of src but write short pieces
 // (512 bytes at 8192 x 8192) spread over all of dst; walking the tiles in panels 32 tiles wide
 // makes the resident blocks a roughly square patch, so that reads and writes both come in runs of
-// about 4 KiB. The idea is that DRAM rewards longer runs. On the H200 the measurements say otherwise (this kernel is a little slower than
-// plain tile[32][33]), and it stays here for that reason: a plausible optimisation, measured and
-// refuted.
+// about 4 KiB. The idea is that DRAM rewards longer runs. Whether it pays on the H200 is what day 13's
+// table shows, size by size, against plain tile[32][33]: a plausible optimisation, kept to be
+// measured rather than assumed.
 #define PANEL 32
 
 __global__ void transpose_padded_panels(float* __restrict__ dst, const float* __restrict__ src,

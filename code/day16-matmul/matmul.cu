@@ -439,9 +439,10 @@ extern "C" __global__ void __launch_bounds__(256, 2) matmul_register_db4(float* 
 #define TC_BN 128
 #define TC_BK 16
 // Padding per row, in floats (ldm must stay a multiple of 4 floats). WMMA's fragment layout is not
-// documented; the SASS runs HMMA.1684 (m16n8k8) instructions, whose TF32 operands in PTX's
-// mma.m16n8k8 layout give each lane row lane / 4, column lane % 4 of an 8 x 4 block of A, and row
-// lane % 4, column lane / 4 of a 4 x 8 block of B. If the loads follow that layout, rows of 20
+// documented; the SASS runs HMMA.1684.F32.TF32 instructions (m16n8k4 each: two A registers and one
+// B register per lane), four per mma_sync. In PTX's mma.m16n8k8 TF32 layout each lane holds row
+// lane / 4, column lane % 4 of an 8 x 4 block of A, and row lane % 4, column lane / 4 of a 4 x 8
+// block of B. If the fragment loads follow that layout, rows of 20
 // floats (A) and 136 floats (B) put a load's 32 words in 32 different banks (A: 20 r + c, B: 8 r + c,
 // mod 32), where unpadded rows (16, 128) would be 4-way conflicts. The counter pass's shared load
 // wavefronts per instruction for this row say whether they do.

@@ -14,8 +14,9 @@
 #define WMAX ((2 * RMAX + 1) * (2 * RMAX + 1))
 
 // --8<-- [start:copy]
-// The same-size copy: same grid, same guard, one load and one store per thread. Nothing a
-// convolution of this image can do moves fewer DRAM bytes, so it is the ceiling for the rows below.
+// The same-size copy: same grid, same guard, one load and one store per thread. It moves exactly
+// the bytes every convolution below must move, so it is the denominator of their "% of copy": what
+// a convolution costs over a copy written the same way. It is not the GPU's copy ceiling.
 extern "C" __global__ void conv_copy(float* __restrict__ dst, const float* __restrict__ src, int rows, int cols)
 {
     int x = blockIdx.x * BW + threadIdx.x;
@@ -60,7 +61,8 @@ __device__ void conv_naive(float* __restrict__ dst, const float* __restrict__ sr
 // as day 13's kernels do: written as one load-then-store loop, the SASS stored the first pixel
 // before it loaded the second, so the second load waited for the first.
 // Every thread takes part in the load and reaches the barrier, including threads whose own output
-// pixel lies outside the image: only the final store is guarded.
+// pixel lies outside the image: the guards (on the patch's last pass and on the final store) each
+// enclose a store, never the barrier.
 template <int R, bool CONST_W>
 __device__ void conv_tiled(float* __restrict__ dst, const float* __restrict__ src,
                            const float* __restrict__ w, const float* cw, int rows, int cols)
