@@ -10,7 +10,10 @@ walks it and checks, against a :class:`Manifest` made from the publish decision 
 - no ``href``, ``src``, ``data``, ``srcset``, ``action``, ``poster``, CSS ``url()`` or refresh target in
   any page or search record names a withheld file (a draft, an unlisted page, a stray file) however it
   is spelled: letter case, percent-encoding, ``./`` and ``..``, ``index.html`` or a trailing slash,
-  ``.md``, a query or fragment, an absolute URL on the site's own address or a ``<base href>``.
+  ``.md``, a query or fragment, an absolute URL on the site's own address or a ``<base href>``;
+- each entry's static file and raw code download has exactly the bytes published (``Manifest.digests``);
+- what each page says (``Manifest.text``, :mod:`site_plugins.signedtext`): the marker and the text of the
+  signed version, the text of each generated and chrome page, and no words of anything unpublished.
 
 Pure over the folder and the manifest; ``gloss audit`` (:mod:`site_plugins.audit_cli`) and the plugin's
 last step call :func:`audit`. No symbolic link is followed.
@@ -18,7 +21,9 @@ last step call :func:`audit`. No symbolic link is followed.
 
 from __future__ import annotations
 
+import codecs
 import gzip
+import hashlib
 import html
 import json
 import os
@@ -29,6 +34,7 @@ from html.parser import HTMLParser
 from pathlib import Path, PurePosixPath
 from urllib.parse import unquote, urlsplit
 
+from site_plugins import signedtext
 from site_plugins.messages import Problem
 
 REMEDY = ("publish only what `gloss build` stages: sign the entry, or declare the file under the gloss plugin's "
@@ -55,12 +61,16 @@ class Manifest:
     site_url: str = ""
     # (site path prefix, folder) of theme and plugin assets: a file is one when the same bytes lie there
     asset_dirs: tuple[tuple[str, Path], ...] = ()
+    digests: Mapping[str, str] = field(default_factory=dict)  # site path -> sha256 of the bytes to publish
+    text: signedtext.Expected | None = None  # what each page must show and no page may (signedtext)
     page_keys: frozenset[str] = field(init=False)  # for links: any spelling of a page
     page_files: frozenset[str] = field(init=False)  # for the site's own files: the exact paths
+    page_uris: Mapping[str, str] = field(init=False)  # site path of a page's HTML -> its docs path
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "page_keys", frozenset(key(p) for p in self.pages))
-        object.__setattr__(self, "page_files", frozenset(f for p in self.pages for f in page_files(p)))
+        object.__setattr__(self, "page_uris", {f: p for p in sorted(self.pages) for f in page_files(p)})
+        object.__setattr__(self, "page_files", frozenset(self.page_uris))
 
 
 def page_files(uri: str) -> tuple[str, ...]:
@@ -210,17 +220,37 @@ def audit(site: Path, manifest: Manifest, label: str | None = None) -> list[Prob
         if lower.endswith((".html", ".htm", ".xhtml")):
             if rel not in manifest.page_files and rel not in THEME_PAGES:  # (TERMS/X/ is another page)
                 out.append(Problem(where, 1, "a page that is neither site chrome nor a published entry", REMEDY))
-            out += link_problems(where, rel, path.read_text(encoding="utf-8", errors="replace"), manifest)
+            markup = decode(path.read_bytes())
+            out += link_problems(where, rel, markup, manifest)
+            if manifest.text is not None:
+                out += signedtext.page_problems(where, manifest.page_uris.get(rel), markup, manifest.text)
         elif rel in SEARCH_INDEXES:
             out += _search_problems(where, path, manifest)
         elif rel in SITEMAPS:
             out += _sitemap_problems(where, path, manifest)
         elif rel in manifest.files:
-            continue
+            want = manifest.digests.get(rel)
+            if want is not None and digest(path.read_bytes()) != want:
+                out.append(Problem(where, 1, "a file whose bytes are not the version published (as signed with "
+                                             "the entry that uses it, or the code file as published)", REMEDY))
         elif not _is_asset(rel, path, manifest.asset_dirs):
             out.append(Problem(where, 1, "a file that is neither a theme asset, site chrome nor a published "
                                          "entry's file", REMEDY))
     return sorted(set(out))
+
+
+def decode(data: bytes) -> str:
+    """A page's text as a browser decodes it: by its byte-order mark, else UTF-8 (what every engine writes)."""
+    for bom, encoding in ((codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"),
+                          (codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF16_LE, "utf-16"),
+                          (codecs.BOM_UTF16_BE, "utf-16")):
+        if data.startswith(bom):
+            return data.decode(encoding, errors="replace")
+    return data.decode("utf-8", errors="replace")
+
+
+def digest(data: bytes) -> str:
+    return "sha256:" + hashlib.sha256(data).hexdigest()
 
 
 def _is_asset(rel: str, path: Path, dirs: tuple[tuple[str, Path], ...]) -> bool:
@@ -256,6 +286,10 @@ def _search_problems(where: str, path: Path, manifest: Manifest) -> list[Problem
         if isinstance(text, str):
             out += [Problem(where, i, p.problem, p.remedy) for p in
                     link_problems(where, _page_of(loc), text, manifest)]
+        if manifest.text is not None:
+            title = record.get("title")
+            out += signedtext.record_problems(where, i, title if isinstance(title, str) else "",
+                                              text if isinstance(text, str) else "", manifest.text)
     return out
 
 

@@ -13,7 +13,7 @@ import dataclasses
 import sys
 from pathlib import Path
 
-from site_plugins import audit, checks, staging
+from site_plugins import audit, checks, signedtext, staging
 from site_plugins.cli_common import parse
 from site_plugins.links import evidence
 
@@ -33,8 +33,10 @@ def manifest(config_file: Path) -> audit.Manifest:
     opts = dataclasses.replace(opts, docs_dir=Path(cfg.docs_dir).resolve().relative_to(root).as_posix(),
                                preview=False)  # a published site never shows drafts
     checked = checks.run(root, opts)
+    text = signedtext.expect(checked.build, checked.handwritten, opts.chrome, opts.docs_dir,
+                             signedtext.renderer(cfg), staging.page_reader(root, opts.docs_dir))
     return staging.manifest(checked.staged, checked.build, opts.docs_dir, site_url=cfg.site_url or "",
-                            asset_dirs=staging.asset_dirs(cfg.theme.dirs))
+                            asset_dirs=staging.asset_dirs(cfg.theme.dirs), text=text)
 
 
 def main(argv: list[str]) -> int:

@@ -11,7 +11,7 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from site_plugins import measured, nav, publish, render
+from site_plugins import entryfiles, measured, nav, publish, render
 from site_plugins.content import (
     Content,
     Entry,
@@ -110,22 +110,26 @@ class Staged:
     excerpts: list[Excerpt]
     files: dict[str, str]  # every code file the page publishes (whole-file page, raw download) -> its text
     excerpt_problems: list[Problem] = field(default_factory=list)
+    statics: tuple[tuple[str, str], ...] = ()  # (path, sha256) of each static file the body names
 
 
 def stage(root: Path, entry: Entry, view: measured.ResultsView, tree: Tree | None = None) -> Staged:
     tree = tree or WorkTree(root)
     excerpts, problems = entry_excerpts(root, entry, tree)
     files = {ex.file: text for ex in excerpts if (text := tree.read(ex.file)) is not None}
-    return Staged(expand_body(entry, view, preview=False), excerpts, files, problems)
+    docs_dir = entry.path[: len(entry.path) - len(entry.src_uri)].rstrip("/")
+    return Staged(expand_body(entry, view, preview=False), excerpts, files, problems,
+                  entryfiles.statics(tree, docs_dir, entry.src_uri, entry.body))
 
 
 def signable(root: Path, entry: Entry, view: measured.ResultsView, staged: Staged | None = None) -> Signable:
     """What a sign-off of ``entry`` covers: its text, the values it shows, the code it quotes and every
-    code file it publishes (a lesson: every .cu/.cuh file of its folder)."""
+    code file it publishes (a lesson: every .cu/.cuh file of its folder) and the bytes of every static
+    file its body names."""
     staged = staged or stage(root, entry, view)
     quoted = tuple(ex.text for ex in staged.excerpts if ex.region) if entry.kind == "term" else ()
     return Signable(entry.path, entry.text, tuple(staged.expansion.shown_values), quoted,
-                    tuple(sorted(staged.files.items())))
+                    tuple(sorted(staged.files.items())), staged.statics)
 
 
 def signable_at(root: Path, view: measured.ResultsView, content: Content) -> Callable[[str, Tree], Signable | None]:

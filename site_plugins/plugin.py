@@ -23,7 +23,7 @@ from mkdocs.structure.files import File, Files
 from mkdocs.structure.nav import Navigation
 from mkdocs.structure.pages import Page
 
-from site_plugins import audit, checks, navhtml, navorder, pipeline, render, staging, stash
+from site_plugins import audit, checks, navhtml, navorder, pipeline, render, signedtext, staging, stash
 from site_plugins import nav as site_nav
 from site_plugins.incremental import Incremental, date_back
 from site_plugins.links import evidence
@@ -33,7 +33,7 @@ log = logging.getLogger("mkdocs.plugins.gloss")
 
 ASSETS = staging.ASSETS
 TEMPLATES = Path(__file__).parent / "templates"  # overrides of material's partials (see navhtml.py)
-HOME = "index.md"  # the docs path of the home page, which carries the notice of unpublished entries
+HOME = render.HOME
 TERM_SEARCH_BOOST = 5  # material search boost: a term outranks the code page whose file name repeats its words
 
 
@@ -65,6 +65,7 @@ class GlossPlugin(BasePlugin[GlossConfig]):
         self.stage_dir: Path | None = None  # the staging tree MkDocs reads instead of the docs folder
         self.docs_path = ""  # the real docs folder, given back to the config after the build
         self.manifest: audit.Manifest | None = None
+        self.markers: dict[str, str] = {}  # src_uri of a published entry -> its <meta name="gloss-entry">
 
     def on_startup(self, *, command: str, dirty: bool) -> None:
         # (Defining this event also keeps the plugin object across the rebuilds of one `mkdocs serve`.)
@@ -136,8 +137,16 @@ class GlossPlugin(BasePlugin[GlossConfig]):
         for listed in list(files):
             if listed.src_dir is None or os.path.normpath(listed.src_dir) not in keep:
                 files.remove(listed)
+        # What each page must show is rendered here, before the pages' Markdown is handed over, and only
+        # when the audit will run (preview and serve show drafts on purpose).
+        audited = not self.preview and self.reuse is None
+        expected = signedtext.expect(build, checked.handwritten, self.config.chrome, self.docs_dir,
+                                     signedtext.renderer(config), staging.page_reader(self.root, self.docs_dir)
+                                     ) if audited else None
         self.manifest = staging.manifest(checked.staged, build, self.docs_dir, site_url=config.site_url or "",
-                                         asset_dirs=staging.asset_dirs(config.theme.dirs))
+                                         asset_dirs=staging.asset_dirs(config.theme.dirs), text=expected)
+        self.markers = {e.src_uri: signedtext.marker(e.path, fp) for e in build.published.entries()
+                        if (fp := build.states[e.path].signed_fingerprint) and build.states[e.path].published}
         inc = self.incremental
         # The home page's notice counts the entries awaiting sign-off; under `serve --dirty` a new
         # signature changes it although index.md did not change, so the home page is rebuilt then.
@@ -196,10 +205,9 @@ class GlossPlugin(BasePlugin[GlossConfig]):
             markdown = render.body_of(ours)
         elif self.checked is not None:  # hand-written pages: checked in on_files
             markdown = self.checked.handwritten.get(uri, markdown)
-        if uri == HOME:  # an empty or partly empty site says so, with the counts of this build
-            markdown = render.with_home_notice(markdown, render.home_notice(render.tally(build.states),
-                                                                            preview=self.preview))
-        markdown, self.stashes[uri] = stash.stash(render.add_term_tips(markdown, uri, build.term_tips))
+        # (The home page's notice and the tooltips, as the audit's own rendering adds them: signedtext.)
+        markdown = render.handed(uri, markdown, build.states, build.term_tips, preview=self.preview)
+        markdown, self.stashes[uri] = stash.stash(markdown)
         return markdown
 
     def on_page_context(self, context: Any, /, *, page: Page, config: MkDocsConfig, nav: Navigation) -> Any:
@@ -231,6 +239,11 @@ class GlossPlugin(BasePlugin[GlossConfig]):
             line = _line_mentioning(text, PurePosixPath(target).stem)
             self.draft_links.append(pipeline.draft_link(f"{self.docs_dir}/{page.file.src_uri}", line,
                                                         f"{self.docs_dir}/{target}"))
+
+    def on_post_page(self, output: str, /, *, page: Page, config: MkDocsConfig) -> str:
+        # Each published entry's page says which signed version it is (the audit requires it).
+        mark = self.markers.get(page.file.src_uri)
+        return output.replace("</head>", f"{mark}\n</head>", 1) if mark and not self.preview else output
 
     @event_priority(-100)  # last: after the search plugin has written its index, so the audit sees it
     def on_post_build(self, /, *, config: MkDocsConfig) -> None:

@@ -406,6 +406,19 @@ def _notice(title: str, text: str) -> str:
             f"<p>{text}</p></div>")
 
 
+HOME = "index.md"  # the docs path of the home page, which carries the notice of unpublished entries
+
+
+def handed(uri: str, markdown: str, states: Mapping[str, EntryState], tips: Mapping[str, str], *,
+           preview: bool) -> str:
+    """A page's Markdown as the plugin hands it to MkDocs, once its text is chosen (generated, an entry's,
+    chrome): the home page with its notice of unpublished entries, every link to a term with its tooltip.
+    The plugin and the audit (site_plugins.signedtext) both call this, so they render the same page."""
+    if uri == HOME:  # an empty or partly empty site says so, with the counts of this build
+        markdown = with_home_notice(markdown, home_notice(tally(states), preview=preview))
+    return add_term_tips(markdown, uri, tips)
+
+
 def with_home_notice(markdown: str, notice: str) -> str:
     """``markdown`` with ``notice`` after its first heading (or at the top when it has none)."""
     if not notice:

@@ -199,4 +199,6 @@ def _summary(s: Signable, fp: str) -> list[str]:
         f" ({c.code[:19]}…)",
         f"files        {len(s.files)} code file{'' if len(s.files) == 1 else 's'} published"
         + (f": {files}" if s.files else "") + f" ({c.files[:19]}…)",
-    ]
+    ] + ([f"statics      {len(s.statics)} static file{'' if len(s.statics) == 1 else 's'} by their bytes: "
+          + ", ".join(f"{p} ({d[:19]}…)" for p, d in s.statics[:4]) + (", …" if len(s.statics) > 4 else "")]
+         if s.statics else [])

@@ -182,6 +182,14 @@ def _diff(args: argparse.Namespace) -> int:
                         f"b/{file} (working copy)" if file in new_files else "/dev/null")
     if old_files == new_files:
         print("  (no change)")
+    old_st, new_st = dict(old.statics), dict(now.statics)
+    if old_st or new_st:  # (bytes are not diffed: their digests say which file changed)
+        print("\nStatic files (by the sha256 of their bytes):")
+        moved = [f for f in sorted(old_st.keys() | new_st.keys()) if old_st.get(f) != new_st.get(f)]
+        for file in moved:
+            print(f"  {file}: {old_st.get(file, 'absent')[:19]} signed, {new_st.get(file, 'absent')[:19]} now")
+        if not moved:
+            print("  (no change)")
     return 0
 
 

@@ -23,16 +23,14 @@ from __future__ import annotations
 
 import importlib.util
 import os
-import re
 import stat
 import subprocess
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path, PurePosixPath
-from urllib.parse import unquote
+from pathlib import Path
 
-from site_plugins import audit, render, textfile
-from site_plugins.content import normalise
+from site_plugins import audit, render, signedtext, textfile
+from site_plugins.entryfiles import targets
 from site_plugins.messages import Problem
 from site_plugins.pipeline import Build
 
@@ -45,14 +43,6 @@ UNSIGNED_REMEDY = "commit it, then have that entry signed again (gloss sign)"
 STRAY = "this file is used by no entry and is not declared site chrome, so it is not published"
 STRAY_REMEDY = ("link it from an entry (it is published with that entry once the entry is signed), or list it "
                 "under the gloss plugin's 'chrome:' option in mkdocs.yml if it is site chrome; else delete it")
-
-# Where an entry's body names another file: Markdown links and images, reference definitions, and the
-# URL attributes of raw HTML (srcset lists several).
-_MD_TARGET = re.compile(r"\]\(\s*<?([^)\s>]+)")
-_REF_DEF = re.compile(r"^ {0,3}\[[^\]]+\]:\s*<?(\S+?)>?(?:\s|$)", re.MULTILINE)
-_ATTR = re.compile(r"\b(?P<name>src|href|data|poster|srcset|xlink:href)\s*=\s*(?:\"([^\"]*)\"|'([^']*)'|([^\s>]+))",
-                   re.IGNORECASE)
-
 
 @dataclass
 class Plan:
@@ -86,24 +76,6 @@ def docs_files(docs: Path) -> list[str]:
             if not p.is_symlink():
                 out.append(p.relative_to(docs).as_posix())
     return sorted(out)
-
-
-def targets(page_uri: str, markdown: str) -> set[str]:
-    """Docs paths that the links, images and raw-HTML URLs of a page's Markdown name (relative ones only)."""
-    base = PurePosixPath(page_uri).parent
-    found: list[str] = [m.group(1) for m in _MD_TARGET.finditer(markdown)]
-    found += [m.group(1) for m in _REF_DEF.finditer(markdown)]
-    for m in _ATTR.finditer(markdown):
-        value = next(g for g in m.groups()[1:] if g is not None)
-        found += [part.strip().split(" ")[0] for part in value.split(",")] if m["name"].lower() == "srcset" \
-            else [value]
-    out = set()
-    for raw in found:
-        t = unquote(raw.strip().split("#", 1)[0].split("?", 1)[0])
-        if not t or "://" in t or t.startswith(("/", "mailto:", "data:", "javascript:")):
-            continue
-        out.add(normalise(base / t))
-    return out
 
 
 def plan(root: Path, docs_dir: str, build: Build, *, chrome: Collection[str], preview: bool,
@@ -214,9 +186,10 @@ def read_regular(path: Path) -> bytes | None:
 
 
 def manifest(plan_: Plan, build: Build, docs_dir: str, *, site_url: str,
-             asset_dirs: tuple[tuple[str, Path], ...]) -> audit.Manifest:
+             asset_dirs: tuple[tuple[str, Path], ...], text: signedtext.Expected | None = None) -> audit.Manifest:
     """What the audit allows in a site built from this plan: the staged and generated pages, the staged
-    static files and raw code downloads; withheld: everything else under the docs folder."""
+    static files (with the bytes to publish) and raw code downloads; withheld: everything else under the
+    docs folder. ``text``: what each page must show (:func:`site_plugins.signedtext.expect`)."""
     pages = set(plan_.pages) | set(build.pages)
     files = set(plan_.statics) | {render.code_raw_uri(f) for f in build.code_files}
     allowed = {audit.key(p) for p in pages | files}
@@ -225,7 +198,17 @@ def manifest(plan_: Plan, build: Build, docs_dir: str, *, site_url: str,
         k = audit.key(uri)
         if k and k not in allowed:  # (the site's root is the site itself, whatever its home page)
             withheld.setdefault(k, f"{docs_dir}/{uri}")
-    return audit.Manifest(frozenset(pages), frozenset(files), withheld, site_url, asset_dirs)
+    digests = {uri: audit.digest(data) for uri, data in plan_.statics.items()}
+    digests.update({render.code_raw_uri(f): audit.digest(t.encode("utf-8")) for f, t in build.code_files.items()})
+    return audit.Manifest(frozenset(pages), frozenset(files), withheld, site_url, asset_dirs, digests, text)
+
+
+def page_reader(root: Path, docs_dir: str) -> Callable[[str], str | None]:
+    """Reads a page under the docs folder by its docs path (never through a link; None if unreadable)."""
+    def read(uri: str) -> str | None:
+        return textfile.read(root / docs_dir / uri, f"{docs_dir}/{uri}")[0]
+
+    return read
 
 
 def asset_dirs(theme_dirs: Sequence[str]) -> tuple[tuple[str, Path], ...]:

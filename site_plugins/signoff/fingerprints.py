@@ -24,9 +24,13 @@ def _files(s: Signable) -> list[list[str]]:
 
 
 def fingerprint(s: Signable) -> str:
-    """sha256 over the entry's text, shown values, quoted code and published code files (not its path)."""
-    return _digest({"v": 2, "text": normalise(s.text), "shown_values": list(s.shown_values),
-                    "quoted_code": [normalise(c) for c in s.quoted_code], "files": _files(s)})
+    """sha256 over the entry's text, shown values, quoted code, published code files and the bytes of its
+    static files (not its path)."""
+    payload: dict[str, object] = {"v": 2, "text": normalise(s.text), "shown_values": list(s.shown_values),
+                                  "quoted_code": [normalise(c) for c in s.quoted_code], "files": _files(s)}
+    if s.statics:  # (absent for an entry without static files: their signatures stay as they were)
+        payload["statics"] = [list(p) for p in sorted(s.statics)]
+    return _digest(payload)
 
 
 def _part(payload: object) -> str:
@@ -35,16 +39,23 @@ def _part(payload: object) -> str:
     return _digest(payload)[:23]
 
 
+def _files_part(s: Signable) -> object:
+    # Static files are reported with the code files: Covers keeps its four parts.
+    return [_files(s), [list(p) for p in sorted(s.statics)]] if s.statics else _files(s)
+
+
 def covers(s: Signable) -> Covers:
     return Covers(text=_part(normalise(s.text)), values=_part(list(s.shown_values)),
-                  code=_part([normalise(c) for c in s.quoted_code]), files=_part(_files(s)))
+                  code=_part([normalise(c) for c in s.quoted_code]), files=_part(_files_part(s)))
 
 
 def changed_parts(signed: Covers | None, now: Signable) -> list[str]:
-    """Which parts ("text", "measured values", "quoted code", "code files") differ from a signature's digests."""
+    """Which parts ("text", "measured values", "quoted code", "code files" or, for an entry with static
+    files, "code or static files") differ from a signature's digests."""
     if signed is None:
         return []
     cur = covers(now)
     pairs = (("text", signed.text, cur.text), ("measured values", signed.values, cur.values),
-             ("quoted code", signed.code, cur.code), ("code files", signed.files, cur.files))
+             ("quoted code", signed.code, cur.code),
+             ("code or static files" if now.statics else "code files", signed.files, cur.files))
     return [label for label, a, b in pairs if a != b]

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from site_plugins import schema
 from site_plugins.messages import Problem
-from site_plugins.signable import GitTree, Signable, Tree, git
+from site_plugins.signable import GitTree, Signable, Tree, WorkTree, git
 from site_plugins.signoff import registry
 from site_plugins.signoff.fingerprints import changed_parts, fingerprint
 from site_plugins.signoff.model import FILE, EntrySignoff, Pair, Registry, Signature, State, ident
@@ -114,8 +114,8 @@ def _blob_id(text: str) -> str:
 
 
 def head_commits(root: Path, signables: Sequence[Signable]) -> dict[str, str | None]:
-    """Per entry path: HEAD's commit id if HEAD holds exactly the entry's text and every code file it
-    covers (so the signed version can be recovered later), else None. Two git calls in all."""
+    """Per entry path: HEAD's commit id if HEAD holds exactly the entry's text, every code file and every
+    static file it covers (so the signed version can be recovered later), else None. Two git calls in all."""
     head = git(root, "rev-parse", "--verify", "-q", "HEAD")
     listing = git(root, "ls-tree", "-r", "-z", "--full-tree", "HEAD") if head else None
     if head is None or listing is None:
@@ -127,8 +127,18 @@ def head_commits(root: Path, signables: Sequence[Signable]) -> dict[str, str | N
     out: dict[str, str | None] = {}
     for s in signables:
         parts = [(s.path, s.text), *s.files]
-        out[s.path] = head.strip() if all(blobs.get(p) == _blob_id(t) for p, t in parts) else None
+        ok = all(blobs.get(p) == _blob_id(t) for p, t in parts) and all(
+            (blob := _blob_of(root, p, digest)) is not None and blobs.get(p) == blob for p, digest in s.statics)
+        out[s.path] = head.strip() if ok else None
     return out
+
+
+def _blob_of(root: Path, path: str, digest: str) -> str | None:
+    """The blob id of a static file's bytes in the working copy when they are the signed ones (``digest``)."""
+    data = WorkTree(root).read_bytes(path)
+    if data is None or "sha256:" + hashlib.sha256(data).hexdigest() != digest:
+        return None
+    return hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).hexdigest()
 
 
 def recover(root: Path, current: Signable, fp: str, hint: str | None, signable_at: SignableAt) -> Recovered | None:
@@ -136,7 +146,8 @@ def recover(root: Path, current: Signable, fp: str, hint: str | None, signable_a
     history of the entry and of the code files it covers, newest first. None when no commit matches."""
     path = current.path
     commits: list[str] = [hint] if hint else []
-    log = git(root, "log", "--format=%H", f"-n{MAX_HISTORY}", "--", path, *(f for f, _ in current.files))
+    log = git(root, "log", "--format=%H", f"-n{MAX_HISTORY}", "--", path, *(f for f, _ in current.files),
+              *(f for f, _ in current.statics))
     if log:
         commits += [c for c in log.split() if c != hint]
     for commit in commits[:MAX_HISTORY]:
