@@ -283,14 +283,13 @@ def prepare(root: Path, docs_dir: str = "content", *, preview: bool = False,
     build.code_files = {**served_files, **build.code_files}
     terms = [e for e in shown.values() if e.kind == "term"]
     lessons = [e for e in shown.values() if e.kind == "lesson"]
-    build.pages[GLOSSARY_INDEX] = render.render_glossary_index(GLOSSARY_INDEX, terms, pending("term"),
-                                                                preview=preview)
     build.pages[LESSON_INDEX] = render.render_lesson_index(LESSON_INDEX, lessons, pending("lesson"), preview=preview)
     named = render.az_order(terms)
     build.letters = nav.group([(t.src_uri, name) for t, name in named], nav_max_terms)
+    build.pages[GLOSSARY_INDEX] = render.render_glossary_index(
+        GLOSSARY_INDEX, [(x.label, x.uri, len(x.uris)) for x in build.letters], pending("term"), preview=preview)
     names, ledes = {t.src_uri: name for t, name in named}, {t.src_uri: t.lede for t in terms}
-    for letter in build.letters:
-        build.pages[letter.uri] = nav.letter_page(letter, titles=names, ledes=ledes, index_uri=GLOSSARY_INDEX)
+    build.pages.update(nav.pages(build.letters, titles=names, ledes=ledes, index_uri=GLOSSARY_INDEX))
     build.pages[MEASUREMENTS_PAGE] = measured.measurements_page(view, embedded_by)
     for file, text in build.code_files.items():
         language = "cuda" if PurePosixPath(file).suffix in (".cu", ".cuh") else "text"

@@ -165,21 +165,22 @@ def render_byline(state: EntryState, last_checked: str | None, any_sources: bool
             f'<p class="gloss-byline-note">{PENDING_SENTENCE}</p>\n')
 
 
-def render_glossary_index(index_uri: str, terms: Sequence[Entry], pending: int, *, preview: bool = False) -> str:
-    # Out of the search index: each line repeats a term page's title and definition, which search finds.
+def render_glossary_index(index_uri: str, letters: Sequence[tuple[str, str, int]], pending: int, *,
+                          preview: bool = False) -> str:
+    """The A–Z page: each letter (``(label, letter page docs path, term count)``) with its count. Terms
+    are listed on the letter pages, so that this page stays the same size however many terms there are."""
+    # Out of the search index: each term is found by its own entry.
     out = ["---\nsearch:\n  exclude: true\n---\n\n# Glossary\n\n",
-           "Every term with its one-line definition, A to Z.\n\n"]
+           "The terms A to Z: each letter's page lists its terms with their one-line definitions.\n\n"]
     if pending:
         out.append(_pending_note(pending, "term", preview))
-    letter = ""
-    for t, name in az_order(terms):
-        first = az_initial(name)
-        if first != letter:
-            letter = first
-            out.append(f"\n## {letter}\n\n")
-        out.append(f"- [{_short_name(t)}]({rel(index_uri, t.src_uri)}): {t.lede}\n")
-    if not terms:
+    if not letters:
         out.append("\nNo term is published yet.\n")
+    else:
+        out.append("\n")
+    for label, uri, count in letters:
+        shown = "Other (digits and symbols)" if label == OTHER_INITIAL else label
+        out.append(f"- [{shown}]({rel(index_uri, uri)}): {count:,} term{'' if count == 1 else 's'}\n")
     return "".join(out)
 
 
