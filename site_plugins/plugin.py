@@ -163,6 +163,10 @@ class GlossPlugin(BasePlugin[GlossConfig]):
             raise PluginError("gloss: on_nav before on_files")
         arranged = navorder.arrange(nav, navorder.labels(self.build.published, self.build.hidden))
         regrouped, self.focus = site_nav.regroup(arranged, pipeline.GLOSSARY_INDEX, self.build.letters)
+        if self.incremental is not None:  # a rename shows in the navigation of every page that lists it
+            titles = {e.src_uri: e.title for e in self.build.published.entries() if e.src_uri not in self.build.hidden}
+            for page in self.incremental.refresh_nav(regrouped, titles):
+                date_back(page.file.abs_dest_path)
         return regrouped
 
     def on_page_read_source(self, /, *, page: Page, config: MkDocsConfig) -> str | None:
@@ -227,6 +231,8 @@ class GlossPlugin(BasePlugin[GlossConfig]):
         # The build summary: signed pages that link to drafts are published with those links as plain
         # text; that never fails the build (a few drafts must not hold their signed neighbours hostage).
         self.focus.restore()
+        if self.incremental is not None:
+            self.incremental.remember()
         config.docs_dir = self.docs_path or config.docs_dir  # what `mkdocs serve` then watches
         if self.reuse is None:
             self._drop_stage()
