@@ -66,7 +66,9 @@ def _lede(text: str) -> str:
 def _banner(text: str | None) -> str:
     if not text:
         return ""
-    return f'!!! warning "Preview"\n\n    {text}\n\n'
+    # What `!!! warning "Preview"` makes, kept out of the search index (it repeats on every draft).
+    return (f'<div class="admonition warning" data-search-exclude>\n<p class="admonition-title">Preview</p>\n'
+            f'<p>{escape(text)}</p>\n</div>\n\n')
 
 
 def render_term(entry: Entry, parts: PageParts, *, content: Content, visible: Callable[[Entry], bool],
@@ -162,7 +164,7 @@ def render_byline(state: EntryState, last_checked: str | None, any_sources: bool
     reviewer = b.reviewer or "pending"
     text = f"Written by: {author}. Reviewed by: {reviewer}.{checked}"
     return (f'\n---\n\n<p class="gloss-byline">{escape(text)}</p>\n'
-            f'<p class="gloss-byline-note">{PENDING_SENTENCE}</p>\n')
+            f'<p class="gloss-byline-note" data-search-exclude>{PENDING_SENTENCE}</p>\n')  # on every draft
 
 
 def render_glossary_index(index_uri: str, letters: Sequence[tuple[str, str, int]], pending: int, *,

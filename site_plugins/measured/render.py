@@ -286,7 +286,10 @@ def _embed(
     out = [
         f'<div class="gloss-measured" data-experiment="{escape(experiment)}" '
         f'data-size="{escape(table.size)}" data-node="{escape(result.node)}">',
-        f'<p class="gloss-measured-provenance">{escape(sentence)}.{" " + escape(said) if said else ""}</p>',
+        # Out of the search index: the same sentence on every page that embeds the run (the Measurements
+        # page is indexed); the table's caption, rows and figures are indexed.
+        f'<p class="gloss-measured-provenance" data-search-exclude>{escape(sentence)}.'
+        f'{" " + escape(said) if said else ""}</p>',
         f"<table><caption>{escape(experiment)} at {fmt.size_label(table.size)}</caption>",
         f"<thead><tr><th>Kernel</th>{head}{'<th>Note</th>' if any_notes else ''}</tr></thead><tbody>",
     ]

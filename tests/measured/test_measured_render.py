@@ -39,7 +39,7 @@ def test_embed_renders_provenance_then_table_then_chart() -> None:
     assert before == "Before." and after == "After.\n"
     assert block.startswith(
         '<div class="gloss-measured" data-experiment="day13-transpose" data-size="8192x8192" '
-        'data-node="h200-1"><p class="gloss-measured-provenance">' + SENTENCE + ".</p><table>"
+        'data-node="h200-1"><p class="gloss-measured-provenance" data-search-exclude>' + SENTENCE + ".</p><table>"
     )
     assert block.index("gloss-measured-provenance") < block.index("<table>") < block.index("<svg")
     assert (
