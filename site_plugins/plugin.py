@@ -176,6 +176,7 @@ class GlossPlugin(BasePlugin[GlossConfig]):
 
     def on_env(self, env: Any, /, *, config: MkDocsConfig, files: Files) -> Any:
         env.globals["gloss_nav_items"] = navhtml.render_items
+        self.focus.show(None)  # the 404 page comes next: every letter as one link, without walking its terms
         if self.incremental is not None:
             env.bytecode_cache = self.incremental.templates
         return env
@@ -218,6 +219,12 @@ class GlossPlugin(BasePlugin[GlossConfig]):
         html, hits = render.unlink_hidden_html(html, page.file.src_uri, page.url, render.hidden_targets(gone))
         self._drafts_linked(page, [h for h in hits if h in build.hidden])
         return html
+
+    def on_post_page(self, output: str, /, *, page: Page, config: MkDocsConfig) -> str:
+        # (Memory) the page is rendered: MkDocs would keep its HTML to the end of the build, every page's
+        # at once. Its anchors, title and table of contents stay (links are checked against them later).
+        page.content = None
+        return output
 
     def _drafts_linked(self, page: Page, targets: list[str]) -> None:
         text = Path(page.file.abs_src_path).read_text(encoding="utf-8") if page.file.abs_src_path else ""
