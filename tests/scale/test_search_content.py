@@ -43,6 +43,9 @@ def test_a_term_is_found_by_its_definition_and_its_measured_table(index: list[di
         measured = next(d for d in index if d["location"] == slug + "#measured")
         assert re.search(r"bench-\w+ at (2003\xa0×\xa03001|8192\xa0×\xa08192)", measured["text"])  # the caption
         assert "<code>copy</code>" in measured["text"] and "GB/s" in measured["text"]  # rows and columns
+    # Each figure is a word of its own (cells run together would make "0.02002,4041001").
+    banks = next(d["text"] for d in index if d["location"] == "terms/term-0001/#measured")
+    assert " 0.0200 2,404 100 " in banks
 
 
 def test_text_repeated_on_every_page_is_not_indexed(index: list[dict[str, str]]) -> None:
