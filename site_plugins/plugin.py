@@ -192,6 +192,8 @@ class GlossPlugin(BasePlugin[GlossConfig]):
             page.meta.setdefault("search", {}).setdefault("boost", TERM_SEARCH_BOOST)
         if ours is not None:
             markdown = ours
+            if page.file.abs_src_path is None:  # (memory) held in memory, and read by now: not kept to the end
+                page.file.content_string = ""
         elif self.checked is not None:  # hand-written pages: checked in on_files
             markdown = self.checked.handwritten.get(uri, markdown)
         markdown, self.stashes[uri] = stash.stash(render.add_term_tips(markdown, uri, build.term_tips))
