@@ -41,7 +41,7 @@ from mkdocs.structure.pages import Page
 class Incremental:
     def __init__(self) -> None:
         self.folder = Path(tempfile.mkdtemp(prefix="gloss-serve-"))
-        self.previous: dict[str, str] = {}
+        self.previous: dict[str, int] = {}
         self.templates = CompiledTemplates()
         self.titles: dict[str, str] = {}  # docs path -> page title at the end of the previous build
         self.views: dict[str, int] = {}  # docs path -> hash of its navigation view in the previous build
@@ -60,8 +60,9 @@ class Incremental:
 
     def changed(self, pages: Mapping[str, str]) -> set[str]:
         """Docs paths whose Markdown differs from the previous build's (all of them the first time)."""
-        out = {uri for uri, text in pages.items() if self.previous.get(uri) != text}
-        self.previous = dict(pages)
+        now = {uri: hash(text) for uri, text in pages.items()}  # (not the texts: every page's, kept for the session)
+        out = {uri for uri, h in now.items() if self.previous.get(uri) != h}
+        self.previous = now
         return out
 
     def refresh_nav(self, nav: Navigation, titles: Mapping[str, str]) -> list[Page]:
@@ -121,17 +122,25 @@ def nav_view(nav: Navigation, label: Callable[[Page], str]) -> dict[str, int]:
             item = item.children[0]
         return (label(item), item.url) if isinstance(item, Page) else ("", "")
 
-    def shown(item: object, deep: bool) -> object:
+    def shown(item: object) -> object:
         if isinstance(item, Page):
             return (label(item), item.url)
         if isinstance(item, Section):
-            return (item.title, tuple(shown(c, False) for c in item.children) if deep else first(item))
+            return (item.title, first(item))
         return repr(item)  # a link
 
-    common = tuple(shown(item, True) for item in nav.items)
+    opened: dict[int, int] = {}  # each section's full view, once: every page below it shares it
+
+    def whole(section: Section) -> int:
+        key = id(section)
+        if key not in opened:
+            opened[key] = hash((section.title, tuple(shown(c) for c in section.children)))
+        return opened[key]
+
+    common = hash(tuple(whole(i) if isinstance(i, Section) else shown(i) for i in nav.items))
 
     def around(page: Page | None) -> tuple[str, str]:
         return (label(page), page.url) if page is not None else ("", "")
 
-    return {p.file.src_uri: hash((common, tuple(shown(a, True) for a in p.ancestors), around(p.previous_page),
+    return {p.file.src_uri: hash((common, tuple(whole(a) for a in p.ancestors), around(p.previous_page),
                                   around(p.next_page))) for p in nav.pages}

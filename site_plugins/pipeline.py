@@ -7,7 +7,7 @@ call it directly, without MkDocs.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, MutableMapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
@@ -28,6 +28,7 @@ from site_plugins.content import (
 from site_plugins.diagrams import render_diagram
 from site_plugins.images import external_images
 from site_plugins.messages import Problem
+from site_plugins.packed import PackedTexts
 from site_plugins.schema import line_of
 from site_plugins.signable import Signable, Tree, WorkTree
 
@@ -40,7 +41,8 @@ MEASUREMENTS_PAGE = "measurements.md"
 class Build:
     """What one build produces: generated or rewritten Markdown per docs path, and what to drop."""
 
-    pages: dict[str, str] = field(default_factory=dict)  # docs src_uri -> Markdown
+    # docs src_uri -> Markdown; held compressed from here until MkDocs reads each page (memory)
+    pages: MutableMapping[str, str] = field(default_factory=PackedTexts)
     hidden: dict[str, str] = field(default_factory=dict)  # docs src_uri of unpublished entries -> title
     code_files: dict[str, str] = field(default_factory=dict)  # code/x/y.cu -> file text (raw copy)
     term_tips: dict[str, str] = field(default_factory=dict)  # docs src_uri of a term -> its definition

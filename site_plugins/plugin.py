@@ -18,7 +18,7 @@ from mkdocs.config import base
 from mkdocs.config import config_options as c
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
-from mkdocs.plugins import BasePlugin, event_priority
+from mkdocs.plugins import BasePlugin, CombinedEvent, event_priority
 from mkdocs.structure.files import File, Files
 from mkdocs.structure.nav import Navigation
 from mkdocs.structure.pages import Page
@@ -58,6 +58,7 @@ class GlossPlugin(BasePlugin[GlossConfig]):
         self.docs_dir = "content"
         self.draft_links: list[Problem] = []
         self.stashes: dict[str, stash.Stash] = {}  # page src_uri -> finished HTML kept away from Markdown
+        self.parked: dict[str, bytes] = {}  # page src_uri -> its HTML, packed until the page is written
         self.incremental: Incremental | None = None  # set under `mkdocs serve --dirty`
         self.focus = site_nav.Focus([])
         self.reuse: pipeline.Reuse | None = None  # set under `mkdocs serve`: work kept between rebuilds
@@ -88,7 +89,7 @@ class GlossPlugin(BasePlugin[GlossConfig]):
                               chrome=tuple(self.config.chrome), nav_max_terms=self.config.nav_max_terms)
 
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
-        self.stashes = {}
+        self.stashes, self.parked = {}, {}
         self.root = Path(config.config_file_path or ".").resolve().parent
         docs = Path(config.docs_dir).resolve()
         try:
@@ -199,13 +200,22 @@ class GlossPlugin(BasePlugin[GlossConfig]):
         markdown, self.stashes[uri] = stash.stash(render.add_term_tips(markdown, uri, build.term_tips))
         return markdown
 
-    def on_page_context(self, context: Any, /, *, page: Page, config: MkDocsConfig, nav: Navigation) -> Any:
+    @event_priority(100)  # before the search plugin reads the page
+    def _unpark(self, context: Any, /, *, page: Page, config: MkDocsConfig, nav: Navigation) -> Any:
+        packed = self.parked.pop(page.file.src_uri, None)
+        if packed is not None:
+            page.content = stash.unpark(packed)
+        return context
+
+    def _after_search(self, context: Any, /, *, page: Page, config: MkDocsConfig, nav: Navigation) -> Any:
         # After the search plugin (listed first) has indexed the page: the charts repeat the tables.
         self.focus.show(page)  # the template then walks only this page's own letter
         st = self.stashes.pop(page.file.src_uri, None)
         if st and page.content is not None:
             page.content = stash.restore(page.content, st, late=True)
         return context
+
+    on_page_context = CombinedEvent(_unpark, _after_search)
 
     def on_page_content(self, html: str, /, *, page: Page, config: MkDocsConfig, files: Files) -> str:
         # Links in raw HTML (and any other link form) to a draft, a file that is no entry or an unlisted
@@ -220,7 +230,9 @@ class GlossPlugin(BasePlugin[GlossConfig]):
         gone = [*build.hidden, *build.content.unloaded, *build.unlisted]
         html, hits = render.unlink_hidden_html(html, page.file.src_uri, page.url, render.hidden_targets(gone))
         self._drafts_linked(page, [h for h in hits if h in build.hidden])
-        return html
+        # (Memory) packed until the page is written (see stash.park); its anchors and title are known by now.
+        self.parked[page.file.src_uri] = stash.park(html)
+        return ""
 
     def on_post_page(self, output: str, /, *, page: Page, config: MkDocsConfig) -> str:
         # (Memory) the page is rendered: MkDocs would keep its HTML to the end of the build, every page's
