@@ -142,5 +142,6 @@ def nav_view(nav: Navigation, label: Callable[[Page], str]) -> dict[str, int]:
     def around(page: Page | None) -> tuple[str, str]:
         return (label(page), page.url) if page is not None else ("", "")
 
-    return {p.file.src_uri: hash((common, tuple(whole(a) for a in p.ancestors), around(p.previous_page),
+    return {p.file.src_uri: hash((common, tuple(whole(a) for a in p.ancestors if isinstance(a, Section)),
+                                  around(p.previous_page),
                                   around(p.next_page))) for p in nav.pages}
