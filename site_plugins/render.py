@@ -159,11 +159,12 @@ def render_byline(state: EntryState, last_checked: str | None, any_sources: bool
                else " Sources not yet checked." if any_sources else "")
     if state.state == "signed" or (state.published and b.author and b.reviewer):
         text = (f"Written by {b.author}. Reviewed by {b.reviewer}. Written on {b.written_on}.{checked}")
-        return f'\n---\n\n<p class="gloss-byline">{escape(text)}</p>\n'
+        return f'\n---\n\n<p class="gloss-byline" data-search-exclude>{escape(text)}</p>\n'
     author = b.author or "pending"
     reviewer = b.reviewer or "pending"
     text = f"Written by: {author}. Reviewed by: {reviewer}.{checked}"
-    return (f'\n---\n\n<p class="gloss-byline">{escape(text)}</p>\n'
+    # Out of the search index, as everything that repeats on every page.
+    return (f'\n---\n\n<p class="gloss-byline" data-search-exclude>{escape(text)}</p>\n'
             f'<p class="gloss-byline-note" data-search-exclude>{PENDING_SENTENCE}</p>\n')  # on every draft
 
 

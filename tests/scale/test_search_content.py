@@ -1,5 +1,6 @@
 """What a term's search entries hold: its title, definition, prose and measured tables, and none of the
-text that repeats on every page (the preview banner, the pending sign-off note, a run's provenance).
+text that repeats on every page (the preview banner, the byline and pending sign-off note, a run's
+provenance).
 
 Built on the build benchmark's synthetic glossary (``bench/build/synthetic.py``: measured tables and
 values in prose from real result files), in preview, with the project's own mkdocs.yml.
@@ -52,6 +53,7 @@ def test_text_repeated_on_every_page_is_not_indexed(index: list[dict[str, str]])
     texts = [d["text"] for d in index]
     assert not [t for t in texts if "Draft: not published until" in t]  # the preview banner
     assert not [t for t in texts if PENDING_SENTENCE in t]
+    assert not [t for t in texts if "Written by" in t]  # the byline
     terms = [d["text"] for d in index if d["location"].startswith("terms/term-")]
     assert not [t for t in terms if "on verification node h200-1" in t]  # a run's provenance sentence
     # The Measurements page still says where each run was measured.
