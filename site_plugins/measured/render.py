@@ -290,8 +290,8 @@ def _embed(
         # page is indexed); the table's caption, rows and figures are indexed.
         f'<p class="gloss-measured-provenance" data-search-exclude>{escape(sentence)}.'
         f'{" " + escape(said) if said else ""}</p>',
-        f"<table><caption>{escape(experiment)} at {fmt.size_label(table.size)}</caption>",
-        f"<thead><tr><th>Kernel</th> {head}{' <th>Note</th>' if any_notes else ''}</tr></thead><tbody>",
+        f"<table><caption>{escape(experiment)} at {fmt.size_label(table.size)}</caption> ",
+        f"<thead><tr><th>Kernel</th> {head}{' <th>Note</th>' if any_notes else ''}</tr></thead> <tbody>",
     ]
     for r in rows:
         cells = []
@@ -309,7 +309,7 @@ def _embed(
         # Cells apart, so that the search index reads each figure as a word of its own ("2,404", not
         # "0.02002,4041001"); a space between cells changes nothing on the page.
         out.append(f"<tr{cls}><td><code>{escape(r.kernel)}</code>{mark}</td> {' '.join(cells)}"
-                   f"{' ' + note if note else ''}</tr>")
+                   f"{' ' + note if note else ''}</tr> ")
     out.append("</tbody></table>")
     out.append(notes.legend_html(legend))
     out.append(_chart(result, table, rows))
