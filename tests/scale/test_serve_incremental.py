@@ -113,3 +113,18 @@ def test_a_changed_title_shows_in_every_page_that_lists_it(session: Session) -> 
     assert stamps(session.page(f"terms/{term_slug(far)}")) == far_before
     for page in session.site.rglob("*.html"):
         assert '<span class="md-ellipsis">None</span>' not in page.read_text(encoding="utf-8"), page
+
+
+def test_a_rename_to_another_letter_moves_it_in_every_navigation(session: Session) -> None:
+    old_letter = [i for i in range(30) if i != 3 and term_name(i)[0] == term_name(3)[0]]
+    new_letter = [i for i in range(30) if term_name(i)[0] == "z"]
+    assert old_letter and new_letter
+    src = session.root / f"content/terms/{term_slug(3)}.md"
+    src.write_text(src.read_text(encoding="utf-8").replace(f"What is {term_name(3)}?", "What is zz moved?"),
+                   encoding="utf-8")
+    session.rebuild()
+    for i in old_letter:
+        assert "What is zz moved?" not in session.page(f"terms/{term_slug(i)}").read_text(encoding="utf-8")
+    for i in new_letter:
+        assert "What is zz moved?" in session.page(f"terms/{term_slug(i)}").read_text(encoding="utf-8")
+    assert "zz moved" in session.page("terms/letters/z").read_text(encoding="utf-8")
