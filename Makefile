@@ -10,12 +10,16 @@ $(BIN)/python:
 	$(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 
+# The project is installed editable, so pip compiles none of its modules: compile them once here
+# (a build would otherwise compile them all again wherever PYTHONDONTWRITEBYTECODE is set).
 .stamp-install: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install -q -e .
+	$(BIN)/python -m compileall -q site_plugins measure
 	touch $@
 
 .stamp-test: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install -q -e '.[test]'
+	$(BIN)/python -m compileall -q site_plugins measure
 	touch $@ .stamp-install
 
 # Built into a temporary folder and moved into place only when the build succeeded: a failed build

@@ -10,12 +10,17 @@ without its file changing (a result file, a code region, ``signoff.yaml``). So, 
 - an entry whose rendered Markdown differs from the last build has its built HTML dated back, so MkDocs
   rebuilds it even though its source file did not change;
 - the theme's compiled templates are kept (MkDocs makes a new Jinja environment for every build, which
-  would compile them all again).
+  would compile them all again);
+- a page's navigation changes when another page's title does (a renamed term, in its letter's pages
+  and its neighbours' previous/next links) or the grouping moves: each page's navigation, as far as it
+  shows other pages (:func:`nav_view`), is compared with the previous build's, and a page whose view
+  changed is dated back too;
+- a page a dirty build does not read has no title in MkDocs (another page's navigation would show
+  "None"): it gets its entry's title, or the one it had in the previous build.
 
-Not refreshed by such a rebuild: other pages' navigation (a new term appears in its letter's page at
-once, in its neighbours' side navigation at the next full build) and the measured embeds of a
-hand-written page such as the home page (refreshed when that page is saved). Restarting ``make serve``
-or ``make site`` (the strict full build, the source of truth) shows everything.
+Not refreshed by such a rebuild: the measured embeds of a hand-written page such as the home page
+(refreshed when that page is saved). Restarting ``make serve`` or ``make site`` (the strict full
+build, the source of truth) shows everything.
 """
 
 from __future__ import annotations
@@ -24,18 +29,23 @@ import contextlib
 import os
 import shutil
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import jinja2
 import jinja2.bccache
+from mkdocs.structure.nav import Navigation, Section
+from mkdocs.structure.pages import Page
 
 
 class Incremental:
     def __init__(self) -> None:
         self.folder = Path(tempfile.mkdtemp(prefix="gloss-serve-"))
-        self.previous: dict[str, str] = {}
+        self.previous: dict[str, int] = {}
         self.templates = CompiledTemplates()
+        self.titles: dict[str, str] = {}  # docs path -> page title at the end of the previous build
+        self.views: dict[str, int] = {}  # docs path -> hash of its navigation view in the previous build
+        self.nav: Navigation | None = None
 
     def generated(self, uri: str, text: str) -> str:
         """The path of a file holding ``text``, rewritten (and so dated now) only when ``text`` changed."""
@@ -50,9 +60,32 @@ class Incremental:
 
     def changed(self, pages: Mapping[str, str]) -> set[str]:
         """Docs paths whose Markdown differs from the previous build's (all of them the first time)."""
-        out = {uri for uri, text in pages.items() if self.previous.get(uri) != text}
-        self.previous = dict(pages)
+        now = {uri: hash(text) for uri, text in pages.items()}  # (not the texts: every page's, kept for the session)
+        out = {uri for uri, h in now.items() if self.previous.get(uri) != h}
+        self.previous = now
         return out
+
+    def refresh_nav(self, nav: Navigation, titles: Mapping[str, str]) -> list[Page]:
+        """Title the pages this build will not read (``titles``: each entry's title by docs path, else the
+        previous build's), and return the pages whose navigation view differs from the previous build's."""
+        def label(page: Page) -> str:
+            uri = page.file.src_uri
+            return str(page.title or titles.get(uri) or self.titles.get(uri) or "")
+
+        for page in nav.pages:
+            if page.title is None and not page.file.is_modified():
+                page.title = label(page) or None
+        views = nav_view(nav, label)
+        self.nav = nav
+        return [p for p in nav.pages if self.views.get(p.file.src_uri) != views[p.file.src_uri]]
+
+    def remember(self) -> None:
+        """After a build: every page's title (for the pages the next dirty build will not read) and
+        navigation view, as the pages were rendered."""
+        if self.nav is not None:
+            self.titles.update({p.file.src_uri: str(p.title) for p in self.nav.pages if p.title})
+            self.views = nav_view(self.nav, lambda p: self.titles.get(p.file.src_uri, ""))
+            self.nav = None
 
     def close(self) -> None:
         shutil.rmtree(self.folder, ignore_errors=True)
@@ -77,3 +110,38 @@ def date_back(path: str) -> None:
     """Make a built page older than any source so that a dirty build rebuilds it (if it exists)."""
     with contextlib.suppress(FileNotFoundError):
         os.utime(path, (0, 0))
+
+
+def nav_view(nav: Navigation, label: Callable[[Page], str]) -> dict[str, int]:
+    """Per docs path, a hash of what that page's navigation shows of the others: every top-level item
+    and, below it, each section's label and first page (what a pruned section links to); the children
+    of every section on the page's own path; its previous and next pages. A superset of what
+    mkdocs-material renders, so that no change to it goes unnoticed."""
+    def first(item: object) -> tuple[str, str]:
+        while isinstance(item, Section) and item.children:
+            item = item.children[0]
+        return (label(item), item.url) if isinstance(item, Page) else ("", "")
+
+    def shown(item: object) -> object:
+        if isinstance(item, Page):
+            return (label(item), item.url)
+        if isinstance(item, Section):
+            return (item.title, first(item))
+        return repr(item)  # a link
+
+    opened: dict[int, int] = {}  # each section's full view, once: every page below it shares it
+
+    def whole(section: Section) -> int:
+        key = id(section)
+        if key not in opened:
+            opened[key] = hash((section.title, tuple(shown(c) for c in section.children)))
+        return opened[key]
+
+    common = hash(tuple(whole(i) if isinstance(i, Section) else shown(i) for i in nav.items))
+
+    def around(page: Page | None) -> tuple[str, str]:
+        return (label(page), page.url) if page is not None else ("", "")
+
+    return {p.file.src_uri: hash((common, tuple(whole(a) for a in p.ancestors if isinstance(a, Section)),
+                                  around(p.previous_page),
+                                  around(p.next_page))) for p in nav.pages}

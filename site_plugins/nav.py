@@ -6,8 +6,11 @@ the site grows with its square. Here the terms are grouped A to Z instead: the T
 section per initial (each opened by a generated letter page listing that letter's terms), a letter with
 more than ``max_per_section`` terms is cut into consecutive runs, and with material's
 ``navigation.prune`` a page carries the site's sections, the letters, and only its own letter's (or
-run's) terms. Every term stays within two clicks of any page: the Terms section's own page (the A–Z
-index) and every letter page sit in every page's navigation and link each term.
+run's) terms. The Terms section's own page (the A–Z index) lists the letters with their counts, and
+every letter page sits in every page's navigation and lists its terms, so a term is two clicks from
+any page. A letter of more than :data:`RUNS_PER_PAGE` runs would make a page that grows with the
+glossary (hundreds of KB at 10,000 terms): its page lists its runs instead, each run gets a page of its
+own (the run's section index in the navigation), and its terms are three clicks away.
 
 :func:`group` is pure over (uri, name) pairs; :func:`regroup` applies a grouping to MkDocs' navigation.
 """
@@ -25,6 +28,7 @@ from site_plugins.render import OTHER_INITIAL as OTHER
 from site_plugins.render import UNSEARCHED, az_initial, rel
 
 LETTER_PAGES = "terms/letters"
+RUNS_PER_PAGE = 5  # a letter of more runs lists them on its page, and each run its terms on a page of its own
 
 
 @dataclass(frozen=True)
@@ -33,6 +37,7 @@ class Run:
 
     label: str  # e.g. "Sha–Sto"
     uris: tuple[str, ...]  # docs src_uris in A–Z order
+    uri: str = ""  # the run's own page, when its letter's page lists runs instead of terms
 
 
 @dataclass(frozen=True)
@@ -45,14 +50,24 @@ class Letter:
     def uris(self) -> tuple[str, ...]:
         return tuple(u for r in self.runs for u in r.uris)
 
+    @property
+    def split(self) -> bool:
+        """Whether the letter's page lists its runs, each run's terms being on the run's own page."""
+        return any(r.uri for r in self.runs)
+
 
 def letter_uri(label: str) -> str:
     return f"{LETTER_PAGES}/{'other' if label == OTHER else label.lower()}/index.md"
 
 
-def group(named: Sequence[tuple[str, str]], max_per_section: int) -> list[Letter]:
+def run_uri(label: str, n: int) -> str:
+    return letter_uri(label).replace("/index.md", f"/{n}/index.md")
+
+
+def group(named: Sequence[tuple[str, str]], max_per_section: int, runs_per_page: int = RUNS_PER_PAGE) -> list[Letter]:
     """Group ``(src_uri, name)`` pairs, already in A–Z order, by initial; cut a letter holding more than
-    ``max_per_section`` terms into the fewest runs of at most that many, of near-equal length."""
+    ``max_per_section`` terms into the fewest runs of at most that many, of near-equal length. A letter
+    of more than ``runs_per_page`` runs gets a page per run."""
     if max_per_section < 1:
         raise ValueError("max_per_section must be at least 1")
     by_letter: dict[str, list[tuple[str, str]]] = {}
@@ -64,7 +79,9 @@ def group(named: Sequence[tuple[str, str]], max_per_section: int) -> list[Letter
         parts = math.ceil(len(items) / max_per_section)
         size = math.ceil(len(items) / parts)
         chunks = [items[i:i + size] for i in range(0, len(items), size)]
-        runs = tuple(Run(_run_label(c, label) if parts > 1 else label, tuple(u for u, _ in c)) for c in chunks)
+        own_pages = len(chunks) > runs_per_page
+        runs = tuple(Run(_run_label(c, label) if parts > 1 else label, tuple(u for u, _ in c),
+                         run_uri(label, n) if own_pages else "") for n, c in enumerate(chunks, start=1))
         letters.append(Letter(label, letter_uri(label), runs))
     return letters
 
@@ -116,6 +133,7 @@ def regroup(nav: Navigation, index_uri: str, letters: Sequence[Letter]) -> tuple
     others: list[object] = []
     _collect(section.children, pages, others)
     grouped = {u for letter in letters for u in letter.uris} | {letter.uri for letter in letters}
+    grouped |= {run.uri for letter in letters for run in letter.runs if run.uri}
     index = pages.pop(index_uri, None)
     children: list[object] = [index] if index else []
     for letter in letters:
@@ -125,6 +143,8 @@ def regroup(nav: Navigation, index_uri: str, letters: Sequence[Letter]) -> tuple
         else:
             for run in letter.runs:
                 run_pages: list[object] = [pages[u] for u in run.uris if u in pages]
+                if run_pages and run.uri in pages:  # the run's own page opens its section (its index)
+                    run_pages.insert(0, pages[run.uri])
                 if run_pages:
                     own.append(Section(run.label, run_pages))  # type: ignore[arg-type]
         if own:
@@ -178,14 +198,51 @@ def _relink(items: list[object]) -> Navigation:
     return Navigation(items, ordered)
 
 
+def _page_head(title: str) -> str:
+    return f"{UNSEARCHED}# {title}\n\n"  # each line repeats a term's own entry
+
+
+def _letter_name(letter: Letter) -> str:
+    return "Other terms (digits and symbols)" if letter.label == OTHER else f"Terms: {letter.label}"
+
+
+def _count(n: int) -> str:
+    return f"{n:,} term{'' if n == 1 else 's'}"
+
+
 def letter_page(letter: Letter, *, titles: Mapping[str, str], ledes: Mapping[str, str], index_uri: str) -> str:
-    """Markdown of a letter's page: every term of the letter with its one-line definition."""
-    name = "Other terms (digits and symbols)" if letter.label == OTHER else f"Terms: {letter.label}"
-    out = [UNSEARCHED, f"# {name}\n\n",
+    """Markdown of a letter's page: every term of the letter with its one-line definition, or, for a
+    letter split into pages (:attr:`Letter.split`), each run with its count and a link to its page."""
+    out = [_page_head(_letter_name(letter)),
            f"Part of the [A–Z glossary]({rel(letter.uri, index_uri)}); search finds every term too.\n"]
+    if letter.split:
+        out.append("\n")
+        out += [f"- [{run.label}]({rel(letter.uri, run.uri)}): {_count(len(run.uris))}\n" for run in letter.runs]
+        return "".join(out)
     for run in letter.runs:
         if len(letter.runs) > 1:
             out.append(f"\n## {run.label}\n")
         out.append("\n")
         out += [f"- [{titles[u]}]({rel(letter.uri, u)}): {ledes[u]}\n" for u in run.uris]
     return "".join(out)
+
+
+def run_page(letter: Letter, run: Run, *, titles: Mapping[str, str], ledes: Mapping[str, str], index_uri: str) -> str:
+    """Markdown of a run's own page (a letter split into pages): the run's terms with their definitions."""
+    out = [_page_head(f"{_letter_name(letter)} ({run.label})"),
+           f"Part of [{_letter_name(letter)}]({rel(run.uri, letter.uri)}) in the "
+           f"[A–Z glossary]({rel(run.uri, index_uri)}); search finds every term too.\n\n"]
+    out += [f"- [{titles[u]}]({rel(run.uri, u)}): {ledes[u]}\n" for u in run.uris]
+    return "".join(out)
+
+
+def pages(letters: Sequence[Letter], *, titles: Mapping[str, str], ledes: Mapping[str, str],
+          index_uri: str) -> dict[str, str]:
+    """Every letter page and run page, by docs path."""
+    out = {}
+    for letter in letters:
+        out[letter.uri] = letter_page(letter, titles=titles, ledes=ledes, index_uri=index_uri)
+        for run in letter.runs:
+            if run.uri:
+                out[run.uri] = run_page(letter, run, titles=titles, ledes=ledes, index_uri=index_uri)
+    return out

@@ -7,7 +7,7 @@ call it directly, without MkDocs.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, MutableMapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
@@ -28,6 +28,7 @@ from site_plugins.content import (
 from site_plugins.diagrams import render_diagram
 from site_plugins.images import external_images
 from site_plugins.messages import Problem
+from site_plugins.packed import PackedTexts
 from site_plugins.schema import line_of
 from site_plugins.signable import Signable, Tree, WorkTree
 
@@ -40,7 +41,8 @@ MEASUREMENTS_PAGE = "measurements.md"
 class Build:
     """What one build produces: generated or rewritten Markdown per docs path, and what to drop."""
 
-    pages: dict[str, str] = field(default_factory=dict)  # docs src_uri -> Markdown
+    # docs src_uri -> Markdown; held compressed from here until MkDocs reads each page (memory)
+    pages: MutableMapping[str, str] = field(default_factory=PackedTexts)
     hidden: dict[str, str] = field(default_factory=dict)  # docs src_uri of unpublished entries -> title
     code_files: dict[str, str] = field(default_factory=dict)  # code/x/y.cu -> file text (raw copy)
     term_tips: dict[str, str] = field(default_factory=dict)  # docs src_uri of a term -> its definition
@@ -287,14 +289,13 @@ def prepare(root: Path, docs_dir: str = "content", *, preview: bool = False,
     build.code_files = {**served_files, **build.code_files}
     terms = [e for e in shown.values() if e.kind == "term"]
     lessons = [e for e in shown.values() if e.kind == "lesson"]
-    build.pages[GLOSSARY_INDEX] = render.render_glossary_index(GLOSSARY_INDEX, terms, pending("term"),
-                                                                preview=preview)
     build.pages[LESSON_INDEX] = render.render_lesson_index(LESSON_INDEX, lessons, pending("lesson"), preview=preview)
     named = render.az_order(terms)
     build.letters = nav.group([(t.src_uri, name) for t, name in named], nav_max_terms)
+    build.pages[GLOSSARY_INDEX] = render.render_glossary_index(
+        GLOSSARY_INDEX, [(x.label, x.uri, len(x.uris)) for x in build.letters], pending("term"), preview=preview)
     names, ledes = {t.src_uri: name for t, name in named}, {t.src_uri: t.lede for t in terms}
-    for letter in build.letters:
-        build.pages[letter.uri] = nav.letter_page(letter, titles=names, ledes=ledes, index_uri=GLOSSARY_INDEX)
+    build.pages.update(nav.pages(build.letters, titles=names, ledes=ledes, index_uri=GLOSSARY_INDEX))
     build.pages[MEASUREMENTS_PAGE] = measured.measurements_page(view, embedded_by)
     for file, text in build.code_files.items():
         language = "cuda" if PurePosixPath(file).suffix in (".cu", ".cuh") else "text"

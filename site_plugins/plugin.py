@@ -18,7 +18,7 @@ from mkdocs.config import base
 from mkdocs.config import config_options as c
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
-from mkdocs.plugins import BasePlugin, event_priority
+from mkdocs.plugins import BasePlugin, CombinedEvent, event_priority
 from mkdocs.structure.files import File, Files
 from mkdocs.structure.nav import Navigation
 from mkdocs.structure.pages import Page
@@ -59,6 +59,7 @@ class GlossPlugin(BasePlugin[GlossConfig]):
         self.docs_dir = "content"
         self.draft_links: list[Problem] = []
         self.stashes: dict[str, stash.Stash] = {}  # page src_uri -> finished HTML kept away from Markdown
+        self.parked: dict[str, bytes] = {}  # page src_uri -> its HTML, packed until the page is written
         self.incremental: Incremental | None = None  # set under `mkdocs serve --dirty`
         self.focus = site_nav.Focus([])
         self.reuse: pipeline.Reuse | None = None  # set under `mkdocs serve`: work kept between rebuilds
@@ -90,7 +91,7 @@ class GlossPlugin(BasePlugin[GlossConfig]):
                               chrome=tuple(self.config.chrome), nav_max_terms=self.config.nav_max_terms)
 
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
-        self.stashes = {}
+        self.stashes, self.parked = {}, {}
         self.root = Path(config.config_file_path or ".").resolve().parent
         docs = Path(config.docs_dir).resolve()
         try:
@@ -179,6 +180,10 @@ class GlossPlugin(BasePlugin[GlossConfig]):
             raise PluginError("gloss: on_nav before on_files")
         arranged = navorder.arrange(nav, navorder.labels(self.build.published, self.build.hidden))
         regrouped, self.focus = site_nav.regroup(arranged, pipeline.GLOSSARY_INDEX, self.build.letters)
+        if self.incremental is not None:  # a rename shows in the navigation of every page that lists it
+            titles = {e.src_uri: e.title for e in self.build.published.entries() if e.src_uri not in self.build.hidden}
+            for page in self.incremental.refresh_nav(regrouped, titles):
+                date_back(page.file.abs_dest_path)
         return regrouped
 
     def on_page_read_source(self, /, *, page: Page, config: MkDocsConfig) -> str | None:
@@ -188,6 +193,7 @@ class GlossPlugin(BasePlugin[GlossConfig]):
 
     def on_env(self, env: Any, /, *, config: MkDocsConfig, files: Files) -> Any:
         env.globals["gloss_nav_items"] = navhtml.render_items
+        self.focus.show(None)  # the 404 page comes next: every letter as one link, without walking its terms
         if self.incremental is not None:
             env.bytecode_cache = self.incremental.templates
         return env
@@ -203,6 +209,8 @@ class GlossPlugin(BasePlugin[GlossConfig]):
             page.meta.setdefault("search", {}).setdefault("boost", TERM_SEARCH_BOOST)
         if ours is not None:  # a generated page's front matter is already page.meta (search: exclude)
             markdown = render.body_of(ours)
+            if page.file.abs_src_path is None:  # (memory) held in memory, and read by now: not kept to the end
+                page.file.content_string = ""
         elif self.checked is not None:  # hand-written pages: checked in on_files
             markdown = self.checked.handwritten.get(uri, markdown)
         # (The home page's notice and the tooltips, as the audit's own rendering adds them: signedtext.)
@@ -210,13 +218,22 @@ class GlossPlugin(BasePlugin[GlossConfig]):
         markdown, self.stashes[uri] = stash.stash(markdown)
         return markdown
 
-    def on_page_context(self, context: Any, /, *, page: Page, config: MkDocsConfig, nav: Navigation) -> Any:
+    @event_priority(100)  # before the search plugin reads the page
+    def _unpark(self, context: Any, /, *, page: Page, config: MkDocsConfig, nav: Navigation) -> Any:
+        packed = self.parked.pop(page.file.src_uri, None)
+        if packed is not None:
+            page.content = stash.unpark(packed)
+        return context
+
+    def _after_search(self, context: Any, /, *, page: Page, config: MkDocsConfig, nav: Navigation) -> Any:
         # After the search plugin (listed first) has indexed the page: the charts repeat the tables.
         self.focus.show(page)  # the template then walks only this page's own letter
         st = self.stashes.pop(page.file.src_uri, None)
         if st and page.content is not None:
             page.content = stash.restore(page.content, st, late=True)
         return context
+
+    on_page_context = CombinedEvent(_unpark, _after_search)
 
     def on_page_content(self, html: str, /, *, page: Page, config: MkDocsConfig, files: Files) -> str:
         # Links in raw HTML (and any other link form) to a draft, a file that is no entry or an unlisted
@@ -231,7 +248,9 @@ class GlossPlugin(BasePlugin[GlossConfig]):
         gone = [*build.hidden, *build.content.unloaded, *build.unlisted]
         html, hits = render.unlink_hidden_html(html, page.file.src_uri, page.url, render.hidden_targets(gone))
         self._drafts_linked(page, [h for h in hits if h in build.hidden])
-        return html
+        # (Memory) packed until the page is written (see stash.park); its anchors and title are known by now.
+        self.parked[page.file.src_uri] = stash.park(html)
+        return ""
 
     def _drafts_linked(self, page: Page, targets: list[str]) -> None:
         text = Path(page.file.abs_src_path).read_text(encoding="utf-8") if page.file.abs_src_path else ""
@@ -241,6 +260,9 @@ class GlossPlugin(BasePlugin[GlossConfig]):
                                                         f"{self.docs_dir}/{target}"))
 
     def on_post_page(self, output: str, /, *, page: Page, config: MkDocsConfig) -> str:
+        # (Memory) the page is rendered: MkDocs would keep its HTML to the end of the build, every page's
+        # at once. Its anchors, title and table of contents stay (links are checked against them later).
+        page.content = None
         # Each published entry's page says which signed version it is (the audit requires it).
         mark = self.markers.get(page.file.src_uri)
         return output.replace("</head>", f"{mark}\n</head>", 1) if mark and not self.preview else output
@@ -250,6 +272,8 @@ class GlossPlugin(BasePlugin[GlossConfig]):
         # The build summary: signed pages that link to drafts are published with those links as plain
         # text; that never fails the build (a few drafts must not hold their signed neighbours hostage).
         self.focus.restore()
+        if self.incremental is not None:
+            self.incremental.remember()
         config.docs_dir = self.docs_path or config.docs_dir  # what `mkdocs serve` then watches
         if self.reuse is None:
             self._drop_stage()

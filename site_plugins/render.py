@@ -66,7 +66,9 @@ def _lede(text: str) -> str:
 def _banner(text: str | None) -> str:
     if not text:
         return ""
-    return f'!!! warning "Preview"\n\n    {text}\n\n'
+    # What `!!! warning "Preview"` makes, kept out of the search index (it repeats on every draft).
+    return (f'<div class="admonition warning" data-search-exclude>\n<p class="admonition-title">Preview</p>\n'
+            f'<p>{escape(text)}</p>\n</div>\n\n')
 
 
 def render_term(entry: Entry, parts: PageParts, *, content: Content, visible: Callable[[Entry], bool],
@@ -158,12 +160,13 @@ def render_byline(state: EntryState, last_checked: str | None, any_sources: bool
                else " Sources not yet checked." if any_sources else "")
     if state.state == "signed" or (state.published and b.author and b.reviewer):
         text = (f"Written by {b.author}. Reviewed by {b.reviewer}. Written on {b.written_on}.{checked}")
-        return f'\n---\n\n<p class="gloss-byline">{escape(text)}</p>\n'
+        return f'\n---\n\n<p class="gloss-byline" data-search-exclude>{escape(text)}</p>\n'
     author = b.author or "pending"
     reviewer = b.reviewer or "pending"
     text = f"Written by: {author}. Reviewed by: {reviewer}.{checked}"
-    return (f'\n---\n\n<p class="gloss-byline">{escape(text)}</p>\n'
-            f'<p class="gloss-byline-note">{PENDING_SENTENCE}</p>\n')
+    # Out of the search index, as everything that repeats on every page.
+    return (f'\n---\n\n<p class="gloss-byline" data-search-exclude>{escape(text)}</p>\n'
+            f'<p class="gloss-byline-note" data-search-exclude>{PENDING_SENTENCE}</p>\n')  # on every draft
 
 
 def code_fence(code: str) -> str:
@@ -188,21 +191,22 @@ def body_of(markdown: str) -> str:
     return markdown[m.end():].lstrip("\n") if m else markdown
 
 
-def render_glossary_index(index_uri: str, terms: Sequence[Entry], pending: int, *, preview: bool = False) -> str:
-    # Out of the search index: each line repeats a term page's title and definition, which search finds.
+def render_glossary_index(index_uri: str, letters: Sequence[tuple[str, str, int]], pending: int, *,
+                          preview: bool = False) -> str:
+    """The A–Z page: each letter (``(label, letter page docs path, term count)``) with its count. Terms
+    are listed on the letter pages, so that this page stays the same size however many terms there are."""
+    # Out of the search index: each term is found by its own entry.
     out = [UNSEARCHED, "# Glossary\n\n",
-           "Every term with its one-line definition, A to Z.\n\n"]
+           "The terms A to Z: each letter's page lists its terms with their one-line definitions.\n\n"]
     if pending:
         out.append(_pending_note(pending, "term", preview))
-    letter = ""
-    for t, name in az_order(terms):
-        first = az_initial(name)
-        if first != letter:
-            letter = first
-            out.append(f"\n## {letter}\n\n")
-        out.append(f"- [{_short_name(t)}]({rel(index_uri, t.src_uri)}): {t.lede}\n")
-    if not terms:
+    if not letters:
         out.append("\nNo term is published yet.\n")
+    else:
+        out.append("\n")
+    for label, uri, count in letters:
+        shown = "Other (digits and symbols)" if label == OTHER_INITIAL else label
+        out.append(f"- [{shown}]({rel(index_uri, uri)}): {count:,} term{'' if count == 1 else 's'}\n")
     return "".join(out)
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 import secrets
+import zlib
 from dataclasses import dataclass, field
 
 BLOCK = re.compile(r'^<(div|p) class="gloss-[a-z-]+"[^\n]*</\1>$')
@@ -30,7 +31,9 @@ FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
 class Stash:
     key: str = field(default_factory=lambda: secrets.token_hex(4))
     blocks: list[str] = field(default_factory=list)  # restored into the HTML Markdown made
-    late: list[str] = field(default_factory=list)  # restored after search indexing
+    # restored after search indexing; compressed meanwhile (memory: every page's charts wait at once
+    # between MkDocs' reading of all pages and the writing of each; an SVG chart packs to about a quarter)
+    late: list[bytes] = field(default_factory=list)
 
     def mark(self, kind: str, n: int) -> str:
         return f"<!--gloss-stash:{self.key}:{kind}{n}-->"
@@ -60,7 +63,7 @@ def stash(markdown: str) -> tuple[str, Stash]:
 
 def _cut_charts(html: str, st: Stash) -> str:
     def cut(m: re.Match[str]) -> str:
-        st.late.append(m.group(0))
+        st.late.append(zlib.compress(m.group(0).encode("utf-8"), 1))
         return st.mark("s", len(st.late) - 1)
 
     return SVG.sub(cut, html)
@@ -68,7 +71,7 @@ def _cut_charts(html: str, st: Stash) -> str:
 
 def restore(html: str, st: Stash, *, late: bool) -> str:
     """Put back the blocks (``late=False``) or the charts (``late=True``) taken from this page."""
-    kind, items = ("s", st.late) if late else ("b", st.blocks)
+    kind, items = ("s", [zlib.decompress(c).decode("utf-8") for c in st.late]) if late else ("b", st.blocks)
     if not items:
         return html
     for n, block in enumerate(items):
@@ -76,3 +79,13 @@ def restore(html: str, st: Stash, *, late: bool) -> str:
         wrapped = f"<p>{mark}</p>"  # Markdown may wrap a comment that shared a paragraph
         html = html.replace(wrapped, block) if wrapped in html else html.replace(mark, block)
     return html
+
+
+def park(html: str) -> bytes:
+    """A finished page's HTML, packed while it waits to be written. MkDocs converts every page before it
+    writes the first, so every page's HTML is held at once; packed, it takes about a third of the room."""
+    return zlib.compress(html.encode("utf-8"), 1)
+
+
+def unpark(packed: bytes) -> str:
+    return zlib.decompress(packed).decode("utf-8")

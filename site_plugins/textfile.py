@@ -115,7 +115,11 @@ def read(path: Path, rel: str, max_bytes: int = MAX_BYTES) -> tuple[str | None, 
             return None, [size_problem(rel, size, max_bytes)]
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))  # (a link made since the look above)
         with os.fdopen(fd, "rb") as fh:
-            raw = fh.read(max_bytes + 1)
+            # Asked for the file's size (plus one byte, to see it grew), not the limit: read(n) allocates
+            # n bytes up front, 64 MiB for a result file of a few KB. A file that grew is read on, to the limit.
+            raw = fh.read(min(size, max_bytes) + 1)
+            if len(raw) > size:
+                raw += fh.read(max_bytes + 1 - len(raw))
     except OSError as exc:
         return None, [Problem(rel, 1, f"cannot be read ({exc.strerror or exc})", "check that it is a readable file")]
     if len(raw) > max_bytes:  # grew while we looked

@@ -28,6 +28,11 @@ STATE_WORDS = {
 }
 
 
+MAX_LISTED = 20
+"""Pages named per experiment: the page would otherwise grow with the glossary (1.8 MB at 10,000
+terms embedding three experiments); each page names the experiments it shows."""
+
+
 def _link(title: str, url: str) -> str:
     label = title.replace("\\", "\\\\").replace("[", "\\[").replace("]", "\\]")
     return f"[{label}]({url})"
@@ -55,7 +60,9 @@ def measurements_page(view: ResultsView, embedded_by: dict[str, list[tuple[str, 
     for exp in ids:
         results: list[Result | None] = list(view.for_experiment(exp)) or [None]
         pages = embedded_by.get(exp, [])
-        links = ", ".join(_link(t, u) for t, u in pages) if pages else "no page"
+        links = ", ".join(_link(t, u) for t, u in pages[:MAX_LISTED]) if pages else "no page"
+        if len(pages) > MAX_LISTED:
+            links += f" and {len(pages) - MAX_LISTED:,} more pages"
         for r in results:
             node = escape(r.node) if r else "\u2014"
             gpu = escape(r.provenance.gpu) if r and r.provenance else "\u2014"

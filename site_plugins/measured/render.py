@@ -265,13 +265,16 @@ def _embed(
     several = len({r.copy_ref for r in rows if r.pct_copy is not None}) > 1 and "pct_copy" in cols
     note_cells, legend = notes.numbered({r.kernel: notes.notes(r, several) for r in rows})
     any_notes = bool(legend)
-    head = "".join(f'<th class="gloss-num">{escape(shown_cols.headers[c])}</th>' for c in cols)
+    head = " ".join(f'<th class="gloss-num">{escape(shown_cols.headers[c])}</th>' for c in cols)
     out = [
         f'<div class="gloss-measured" data-experiment="{escape(experiment)}" '
         f'data-size="{escape(table.size)}" data-node="{escape(result.node)}">',
-        f'<p class="gloss-measured-provenance">{escape(sentence)}.{" " + escape(said) if said else ""}</p>',
-        f"<table><caption>{escape(experiment)} at {fmt.size_label(table.size)}</caption>",
-        f"<thead><tr><th>Kernel</th>{head}{'<th>Note</th>' if any_notes else ''}</tr></thead><tbody>",
+        # Out of the search index: the same sentence on every page that embeds the run (the Measurements
+        # page is indexed); the table's caption, rows and figures are indexed.
+        f'<p class="gloss-measured-provenance" data-search-exclude>{escape(sentence)}.'
+        f'{" " + escape(said) if said else ""}</p>',
+        f"<table><caption>{escape(experiment)} at {fmt.size_label(table.size)}</caption> ",
+        f"<thead><tr><th>Kernel</th> {head}{' <th>Note</th>' if any_notes else ''}</tr></thead> <tbody>",
     ]
     for r in rows:
         cells = []
@@ -288,7 +291,10 @@ def _embed(
         mark = ' <span class="gloss-suspect-mark" title="suspect">\u26a0</span>' if r.suspect else ""
         mark += notes.noisy_mark([r])
         cls = ' class="gloss-suspect"' if r.suspect else ""
-        out.append(f"<tr{cls}><td><code>{escape(r.kernel)}</code>{mark}</td>{''.join(cells)}{note}</tr>")
+        # Cells apart, so that the search index reads each figure as a word of its own ("2,404", not
+        # "0.02002,4041001"); a space between cells changes nothing on the page.
+        out.append(f"<tr{cls}><td><code>{escape(r.kernel)}</code>{mark}</td> {' '.join(cells)}"
+                   f"{' ' + note if note else ''}</tr> ")
     out.append("</tbody></table>")
     out.append(notes.legend_html(legend))
     out.append(_chart(result, table, rows, chart_metric(result, rows, cols)))

@@ -108,3 +108,12 @@ def test_region_markers_pair_up() -> None:
         "code/k.cu:8: region 'c' starts but never ends; add // --8<-- [end:c] where it ends",
     ]
     assert regions(source) == {"a": (2, 2)}  # the first keeps the name
+
+
+def test_a_text_file_is_read_whole_up_to_the_limit_and_not_past_it(tmp_path: Path) -> None:
+    small, big = tmp_path / "small.md", tmp_path / "big.md"
+    small.write_text("é" * 10, encoding="utf-8")
+    big.write_bytes(b"x" * 101)
+    assert textfile.read(small, "small.md", max_bytes=100) == ("é" * 10, [])
+    text, problems = textfile.read(big, "big.md", max_bytes=100)
+    assert text is None and len(problems) == 1 and problems[0].path == "big.md"

@@ -46,15 +46,18 @@ def test_add_term_tips_adds_definitions_as_titles() -> None:
 
 @pytest.mark.parametrize(("state", "last", "expected"), [
     (EntryState("p", "draft", False), None,
-     f'<p class="gloss-byline">Written by: pending. Reviewed by: pending. Sources not yet checked.</p>\n'
-     f'<p class="gloss-byline-note">{PENDING_SENTENCE}</p>\n'),
+     '<p class="gloss-byline" data-search-exclude>'
+     'Written by: pending. Reviewed by: pending. Sources not yet checked.</p>\n'
+     f'<p class="gloss-byline-note" data-search-exclude>{PENDING_SENTENCE}</p>\n'),
     (EntryState("p", "awaiting-review", False, byline=Byline(author="Ada Author", written_on="2026-01-02")),
      None,
-     f'<p class="gloss-byline">Written by: Ada Author. Reviewed by: pending. Sources not yet checked.</p>\n'
-     f'<p class="gloss-byline-note">{PENDING_SENTENCE}</p>\n'),
+     '<p class="gloss-byline" data-search-exclude>'
+     'Written by: Ada Author. Reviewed by: pending. Sources not yet checked.</p>\n'
+     f'<p class="gloss-byline-note" data-search-exclude>{PENDING_SENTENCE}</p>\n'),
     (EntryState("p", "signed", True, byline=Byline("Ada Author", "Rex Reviewer", "2026-01-02", "2026-01-05")),
      "2026-03-04",
-     '<p class="gloss-byline">Written by Ada Author. Reviewed by Rex Reviewer. Written on 2026-01-02. '
+     '<p class="gloss-byline" data-search-exclude>'
+     'Written by Ada Author. Reviewed by Rex Reviewer. Written on 2026-01-02. '
      'Last checked on 2026-03-04.</p>\n'),
 ])
 def test_byline(state: EntryState, last: str | None, expected: str) -> None:

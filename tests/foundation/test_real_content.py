@@ -26,7 +26,7 @@ def test_preview_tiling_page_has_every_section_and_measured_h200_numbers(
     # The body's own sections come first; the anatomy closes the page in this order.
     assert re.findall(r'<h2\b[^>]*\bid="([^"]+)"', page)[-len(anatomy):] == anatomy
     assert "on verification node h200-1" in page and "NVIDIA H200" in page
-    assert page.count("<table") >= 1 and page.count('role="img"') >= 2  # its one chart (one table, one home) and the diagram
+    assert page.count("<table") >= 1 and page.count('role="img"') >= 2  # its one chart and the diagram
     assert "Written by: pending. Reviewed by: pending. Sources not yet checked." in page
 
 

@@ -96,14 +96,14 @@ def test_counter_columns_in_a_table(tmp_path: Path) -> None:
     )
     assert problems == []
     assert (
-        '<th class="gloss-num">Time (ms)</th><th class="gloss-num">conflict ways</th>'
-        '<th class="gloss-num">sectors/req</th><th class="gloss-num">DRAM MB</th><th class="gloss-num">kernel µs</th>'
+        '<th class="gloss-num">Time (ms)</th> <th class="gloss-num">conflict ways</th> '
+        '<th class="gloss-num">sectors/req</th> <th class="gloss-num">DRAM MB</th> <th class="gloss-num">kernel µs</th>'
     ) in md
     # naive at 8192x8192: 0.490 ms event time (not a short launch), 1.50 ways (2 on loads, 1 on stores),
     # 4 sectors per request, 537 MB, 441 µs of kernel time (the synthetic 90 %).
     assert (
-        '<td><code>naive</code></td><td class="gloss-num">0.490</td><td class="gloss-num">1.50</td>'
-        '<td class="gloss-num">4.00</td><td class="gloss-num">537</td><td class="gloss-num">441</td></tr>'
+        '<td><code>naive</code></td> <td class="gloss-num">0.490</td> <td class="gloss-num">1.50</td> '
+        '<td class="gloss-num">4.00</td> <td class="gloss-num">537</td> <td class="gloss-num">441</td></tr>'
     ) in md
 
 
@@ -111,8 +111,8 @@ def test_short_launches_show_the_kernel_duration_and_say_which_is_which(tmp_path
     view = load_view(kit.make_project(tmp_path, counters=True))
     md, problems, values = run(view, "{{ measured day13-transpose size=2003x3001 rows=copy,naive }}\n")
     assert problems == []
-    assert '</span></td><td class="gloss-num">0.0200 (kernel 0.0180)</td>' in md  # copy, 20 µs: short
-    assert '</span></td><td class="gloss-num">0.0600</td>' in md  # naive, 60 µs: not short
+    assert '</span></td> <td class="gloss-num">0.0200 (kernel 0.0180)</td>' in md  # copy, 20 µs: short
+    assert '</span></td> <td class="gloss-num">0.0600</td>' in md  # naive, 60 µs: not short
     assert (
         f"Times are medians of CUDA-event timings around each launch; for launches under 50.0{NB}µs the time "
         "column also gives, as \u201ckernel\u201d, the kernel's own duration measured by Nsight Compute "

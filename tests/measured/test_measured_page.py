@@ -80,3 +80,11 @@ def test_an_empty_project_says_so() -> None:
     md = measurements_page(ResultsView(root=Path(".")), {})
     assert md.endswith("No experiment is declared yet.\n")
     assert "<table" not in md and "What to do" not in md
+
+
+def test_an_experiment_embedded_by_many_pages_names_the_first_twenty() -> None:
+    pages = [(f"What is t{i}?", f"terms/t{i}.md") for i in range(1000)]
+    md = measurements_page(pv.view(pv.result(), experiments=("day13-transpose",)), {"day13-transpose": pages})
+    row = next(line for line in md.split("\n") if line.startswith("<tr markdown"))
+    assert row.endswith('<td markdown="span">' + ", ".join(f"[What is t{i}?](terms/t{i}.md)" for i in range(20))
+                       + " and 980 more pages</td></tr>")

@@ -39,16 +39,16 @@ def test_embed_renders_provenance_then_table_then_chart() -> None:
     assert before == "Before." and after == "After.\n"
     assert block.startswith(
         '<div class="gloss-measured" data-experiment="day13-transpose" data-size="8192x8192" '
-        'data-node="h200-1"><p class="gloss-measured-provenance">' + SENTENCE + ".</p><table>"
+        'data-node="h200-1"><p class="gloss-measured-provenance" data-search-exclude>' + SENTENCE + ".</p><table>"
     )
     assert block.index("gloss-measured-provenance") < block.index("<table>") < block.index("<svg")
     assert (
-        '<thead><tr><th>Kernel</th><th class="gloss-num">Time (ms)</th><th class="gloss-num">GB/s</th>'
+        '<thead><tr><th>Kernel</th> <th class="gloss-num">Time (ms)</th> <th class="gloss-num">GB/s</th> '
         '<th class="gloss-num">% of copy</th></tr></thead>'
     ) in block
     assert (
-        '<tr><td><code>tile[32][33]</code></td><td class="gloss-num">0.145</td>'
-        '<td class="gloss-num">3,703</td><td class="gloss-num">93.1</td></tr>'
+        '<tr><td><code>tile[32][33]</code></td> <td class="gloss-num">0.145</td> '
+        '<td class="gloss-num">3,703</td> <td class="gloss-num">93.1</td></tr>'
     ) in block
     assert re.findall(r"<code>([^<]+)</code>", block) == ["copy", "naive", "tile[32][32]", "tile[32][33]"]
     key = "day13-transpose/8192x8192/h200-1"
@@ -68,7 +68,7 @@ def test_rows_by_label_or_id_in_the_order_given_with_columns_and_a_ceiling_row()
     assert problems == []
     assert re.findall(r"<code>([^<]+)</code>", md) == ["tile[32][33]", "tile[32][32]", "cudaMemcpy D2D"]
     assert (
-        '<th class="gloss-num">GB/s</th><th class="gloss-num">% of peak</th><th class="gloss-num">IQR (ms)</th>'
+        '<th class="gloss-num">GB/s</th> <th class="gloss-num">% of peak</th> <th class="gloss-num">IQR (ms)</th>'
     ) in md
     assert [v.split(" ", 1)[1] for v in values[1:4]] == [
         f"tile[32][33] gbps: 3,703{NB}GB/s",
@@ -259,7 +259,7 @@ def test_shared_memory_experiment_defaults_to_shared_bandwidth_without_copy_or_c
         view=view,
     )
     assert problems == []
-    assert ('<th class="gloss-num">Time (ms)</th><th class="gloss-num">Shared-memory GB/s</th></tr>') in md
+    assert ('<th class="gloss-num">Time (ms)</th> <th class="gloss-num">Shared-memory GB/s</th></tr>') in md
     assert "<caption>day15-bank-conflicts at 16384 blocks x 256 loads</caption>" in md
     assert "gloss-chart-ceiling" not in md and "% of copy" not in md
     assert 'title="day15-bank-conflicts, stride 32 (32-way) over stride 1 (conflict-free) in Time (ms), ' in md

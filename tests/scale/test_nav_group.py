@@ -63,3 +63,33 @@ def test_letter_page_lists_every_term_with_its_definition_and_is_left_out_of_sea
         "- [stride](../../stride.md): About stride.\n"
         "\n## Syn\n\n"
         "- [sync](../../sync.md): About sync.\n")
+
+
+def test_a_letter_of_more_runs_than_a_page_holds_gets_a_page_per_run() -> None:
+    names = ["sa", "sb", "sc", "sd", "se", "sf", "sg"]
+    (s,) = nav.group(named(*names), 2, runs_per_page=3)  # four runs: more than three
+    assert s.split and [r.uri for r in s.runs] == [f"terms/letters/s/{k}/index.md" for k in (1, 2, 3, 4)]
+    (small,) = nav.group(named(*names), 2, runs_per_page=4)
+    assert not small.split and all(r.uri == "" for r in small.runs)
+    pages = nav.pages([s], titles=dict(named(*names)), ledes={u: f"About {n}." for u, n in named(*names)},
+                      index_uri="terms/index.md")
+    assert list(pages) == ["terms/letters/s/index.md", *(r.uri for r in s.runs)]
+    assert pages["terms/letters/s/index.md"] == (
+        "---\nsearch:\n  exclude: true\n---\n\n# Terms: S\n\n"
+        "Part of the [A–Z glossary](../../index.md); search finds every term too.\n\n"
+        "- [Sa–Sb](1/index.md): 2 terms\n- [Sc–Sd](2/index.md): 2 terms\n- [Se–Sf](3/index.md): 2 terms\n"
+        "- [Sg](4/index.md): 1 term\n")
+    assert pages["terms/letters/s/2/index.md"] == (
+        "---\nsearch:\n  exclude: true\n---\n\n# Terms: S (Sc–Sd)\n\n"
+        "Part of [Terms: S](../index.md) in the [A–Z glossary](../../../index.md); search finds every term too.\n\n"
+        "- [sc](../../../sc.md): About sc.\n- [sd](../../../sd.md): About sd.\n")
+
+
+def test_the_a_to_z_page_lists_letters_with_counts_not_terms() -> None:
+    from site_plugins.render import render_glossary_index
+
+    letters = nav.group(named(*(f"term{i}" for i in range(5000)), "2:4 sparsity", "atomic"), 60)
+    md = render_glossary_index("terms/index.md", [(x.label, x.uri, len(x.uris)) for x in letters], 0)
+    assert md.endswith("- [A](letters/a/index.md): 1 term\n- [T](letters/t/index.md): 5,000 terms\n"
+                       "- [Other (digits and symbols)](letters/other/index.md): 1 term\n")
+    assert len(md) < 1000

@@ -53,3 +53,36 @@ def test_letter_pages_list_each_term_once_under_its_letter(tmp_path: Path) -> No
         html = page.read_text(encoding="utf-8")
         listed += re.findall(r'href="\.\./\.\./(t\d{4}|tiling|bank-conflict)/"', html.split('<article', 1)[1])
     assert sorted(listed) == sorted([term_slug(i) for i in range(N)] + ["tiling", "bank-conflict"])
+
+
+def test_a_large_letter_lists_its_runs_and_each_run_has_a_page(tmp_path: Path) -> None:
+    # One term per run: S (shared, shuffle, stream, stride: 10 terms) has more runs than a page lists.
+    site = build_site(make(tmp_path, N, preview=True, nav_max_terms=1))
+    s_terms = sorted((term_name(i), i) for i in range(N) if term_name(i).startswith("s"))
+    s_page = site / "terms/letters/s/index.html"
+    body = s_page.read_text(encoding="utf-8").split("<article", 1)[1]
+    runs = re.findall(r'href="(\d+)/"', body)
+    assert runs == [str(k) for k in range(1, len(s_terms) + 1)]
+    listed = []
+    for k, (_name, i) in enumerate(s_terms, start=1):
+        run = (site / f"terms/letters/s/{k}/index.html").read_text(encoding="utf-8")
+        listed += re.findall(r'href="\.\./\.\./\.\./(t\d{4})/"', run.split("<article", 1)[1])
+        # A term's own run section opens with the run's page.
+        html = (site / f"terms/{term_slug(i)}/index.html").read_text(encoding="utf-8")
+        assert f"terms/letters/s/{k}/" in links(site, f"terms/{term_slug(i)}/", primary_nav(html))
+    assert listed == [term_slug(i) for _, i in s_terms]
+    az = (site / "terms/index.html").read_text(encoding="utf-8").split("<article", 1)[1]
+    assert f'<a href="letters/s/">S</a>: {len(s_terms)} terms' in az and "t00" not in az
+
+
+def test_every_term_is_within_three_clicks_when_letters_are_split(tmp_path: Path) -> None:
+    site = build_site(make(tmp_path, N, preview=True, nav_max_terms=1))
+    pages = {p.parent.relative_to(site).as_posix() + "/" for p in site.rglob("index.html")}
+    pages = {"" if p == "./" else p for p in pages}
+    terms = {f"terms/{term_slug(i)}/" for i in range(N)} | {"terms/tiling/", "terms/bank-conflict/"}
+    out = {p: links(site, p) for p in pages}
+    for page in ("", "terms/", f"terms/{term_slug(0)}/", "lessons/"):
+        reach = set(out[page])
+        for _ in range(2):
+            reach |= {u for one in reach & pages for u in out[one]}
+        assert not terms - reach, f"{page}: {sorted(terms - reach)[:3]} more than three clicks away"

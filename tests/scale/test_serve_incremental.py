@@ -74,15 +74,14 @@ def test_an_edit_rebuilds_its_page_and_leaves_the_others(session: Session) -> No
 
 def test_a_changed_definition_rebuilds_the_listings_that_show_it(session: Session) -> None:
     letter = session.page("terms/letters/" + term_name(3)[0])
-    other = session.page(f"terms/{term_slug(4)}")
-    before = stamps(other)
+    other, az = session.page(f"terms/{term_slug(4)}"), session.page("terms")
+    before = stamps(other, az)
     src = session.root / f"content/terms/{term_slug(3)}.md"
     src.write_text(src.read_text(encoding="utf-8").replace("Term 3 is defined", "Term three is defined"),
                    encoding="utf-8")
     session.rebuild()
     assert "Term three is defined" in letter.read_text(encoding="utf-8")
-    assert "Term three is defined" in session.page("terms").read_text(encoding="utf-8")
-    assert stamps(other) == before
+    assert stamps(other, az) == before  # the A–Z lists letters and counts, not definitions
 
 
 def test_a_code_change_rebuilds_the_page_that_quotes_it(session: Session) -> None:
@@ -93,3 +92,39 @@ def test_a_code_change_rebuilds_the_page_that_quotes_it(session: Session) -> Non
     session.rebuild()
     assert "2.0f" in tiling.read_text(encoding="utf-8")  # its own file did not change
     assert stamps(other) == before
+
+
+def test_a_changed_title_shows_in_every_page_that_lists_it(session: Session) -> None:
+    # Term 3 and its letter's other terms: their navigation lists term 3 by its title; so do the
+    # neighbours' previous/next links.
+    same_letter = [i for i in range(30) if i != 3 and term_name(i)[0] == term_name(3)[0]]
+    far = next(i for i in range(30) if term_name(i)[0] != term_name(3)[0])
+    far_before = stamps(session.page(f"terms/{term_slug(far)}"))
+    src = session.root / f"content/terms/{term_slug(3)}.md"
+    new = f"What is {term_name(3)} renamed?"  # same letter
+    src.write_text(src.read_text(encoding="utf-8").replace(f"What is {term_name(3)}?", new),
+                   encoding="utf-8")
+    session.rebuild()
+    for i in [3, *same_letter]:
+        html = session.page(f"terms/{term_slug(i)}").read_text(encoding="utf-8")
+        assert new in html, term_slug(i)
+        assert f"What is {term_name(3)}?" not in html, term_slug(i)
+    # Every other page keeps its file, and no page names a neighbour "None" (a page not read again).
+    assert stamps(session.page(f"terms/{term_slug(far)}")) == far_before
+    for page in session.site.rglob("*.html"):
+        assert '<span class="md-ellipsis">None</span>' not in page.read_text(encoding="utf-8"), page
+
+
+def test_a_rename_to_another_letter_moves_it_in_every_navigation(session: Session) -> None:
+    old_letter = [i for i in range(30) if i != 3 and term_name(i)[0] == term_name(3)[0]]
+    new_letter = [i for i in range(30) if term_name(i)[0] == "z"]
+    assert old_letter and new_letter
+    src = session.root / f"content/terms/{term_slug(3)}.md"
+    src.write_text(src.read_text(encoding="utf-8").replace(f"What is {term_name(3)}?", "What is zz moved?"),
+                   encoding="utf-8")
+    session.rebuild()
+    for i in old_letter:
+        assert "What is zz moved?" not in session.page(f"terms/{term_slug(i)}").read_text(encoding="utf-8")
+    for i in new_letter:
+        assert "What is zz moved?" in session.page(f"terms/{term_slug(i)}").read_text(encoding="utf-8")
+    assert "zz moved" in session.page("terms/letters/z").read_text(encoding="utf-8")
