@@ -252,7 +252,8 @@ def _pending_note(pending: int, kind: str, preview: bool = False) -> str:
     noun = f"{kind} awaits" if pending == 1 else f"{kind}s await"
     if preview:  # the drafts are listed below: say so, and that the published site leaves them out
         it = "it is" if pending == 1 else "they are"
-        return (f'<p class="gloss-pending">Preview: {pending} {noun} sign-off; {it} listed here with the '
+        where = "on the letter pages" if kind == "term" else "here"  # the A–Z lists letters, not terms
+        return (f'<p class="gloss-pending">Preview: {pending} {noun} sign-off; {it} listed {where} with the '
                 "published ones and left out of the published site until signed.</p>\n\n")
     return f'<p class="gloss-pending">{pending} {noun} sign-off and {"is" if pending == 1 else "are"} ' \
            "not shown here yet.</p>\n\n"

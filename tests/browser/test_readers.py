@@ -46,7 +46,7 @@ def _tooltip_shows(page: Any, words: str) -> None:
 def test_term_links_show_the_definition_on_hover_and_on_keyboard_focus(open_tab: Any, preview_site: Served) -> None:
     page = open_tab().page
     page.goto(preview_site.base + "/lessons/day13-shared-memory/")
-    tiling = "Tiling stages a block-sized piece of a larger array in on-chip shared memory"
+    tiling = "Tiling stages a piece of a larger array in on-chip shared memory, one piece per thread block"
     bank = "A bank conflict"
     page.locator("article a[href$='terms/tiling/']").first.hover()
     _tooltip_shows(page, tiling)

@@ -77,8 +77,8 @@ def test_a_to_z_names_keep_their_own_capitalisation() -> None:
 
 def test_preview_a_to_z_note_says_the_drafts_are_listed(tmp_path: Path) -> None:
     preview = (_material_site(tmp_path / "a") / "terms/index.html").read_text(encoding="utf-8")
-    assert ('<p class="gloss-pending">Preview: 2 terms await sign-off; they are listed here with the published '
-            "ones and left out of the published site until signed.</p>") in preview
+    assert ('<p class="gloss-pending">Preview: 2 terms await sign-off; they are listed on the letter pages with '
+            "the published ones and left out of the published site until signed.</p>") in preview
     assert "not shown here yet" not in preview
     published = (_material_site(tmp_path / "b", preview=False) / "terms/index.html").read_text(encoding="utf-8")
     assert '<p class="gloss-pending">2 terms await sign-off and are not shown here yet.</p>' in published
