@@ -17,11 +17,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from measure import audit
-from measure import results as R
-from measure.nodes import NODES_PATH, load_nodes
-from measure.spec import CODE_DIR, load_specs
-from site_plugins.messages import Problem
+from measure.experiment.nodes import NODES_PATH, load_nodes
+from measure.experiment.spec import CODE_DIR, load_specs
+from measure.store import audit
+from measure.store import results as R
+from site_plugins.files.messages import Problem
 
 PROG = "gloss measure"
 
@@ -83,8 +83,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         )
         return 2
     try:
-        from measure import runner
-        from measure.device import DeviceError
+        from measure.gpu.device import DeviceError
+        from measure.run import runner
     except ImportError as exc:
         print(
             f"{PROG} run: {exc}; install the 'node' extra (PyCUDA, numpy, nvidia-ml-py) on a verification node "
@@ -103,7 +103,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         warmup_launches=args.warmup,
     )
     out = Path(args.out).resolve() if args.out else root / R.RESULTS_DIR
-    from measure.counterpass import Settings as CounterSettings
+    from measure.run.counterpass import Settings as CounterSettings
 
     counters = CounterSettings(
         enabled=not args.no_counters,
@@ -139,7 +139,7 @@ def cmd_probe(args: argparse.Namespace) -> int:
         print(f"{PROG} probe: unknown node '{args.node}' or experiment(s) {', '.join(unknown) or '-'}")
         return 2
     try:
-        from measure import probe
+        from measure.gpu import probe
     except ImportError as exc:
         print(f"{PROG} probe: {exc}; install the 'node' extra on a verification node")
         return 2
@@ -209,7 +209,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     if entry.result is None:
         _print_problems(entry.problems)
         return 1
-    from measure import counters as C
+    from measure.nsight import counters as C
 
     table = Table(title=f"{entry.experiment} on {entry.node} ({entry.state})", caption=entry.provenance_sentence())
     views = entry.ceiling_rows() + entry.rows()
@@ -316,7 +316,7 @@ def cmd_compile(args: argparse.Namespace) -> int:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    from measure import bench
+    from measure.report import bench
 
     root = _root(args)
     try:

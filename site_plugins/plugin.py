@@ -1,4 +1,4 @@
-"""The MkDocs plugin: thin event adapters over :mod:`site_plugins.checks` and :mod:`site_plugins.pipeline`.
+"""The MkDocs plugin: thin event adapters over :mod:`site_plugins.build.checks` and :mod:`site_plugins.build.pipeline`.
 
 Content problems are warnings on ``mkdocs.plugins.gloss`` (``mkdocs build --strict`` fails on them,
 ``mkdocs serve`` shows them and keeps serving); structural problems raise ``PluginError``.
@@ -23,11 +23,13 @@ from mkdocs.structure.files import File, Files
 from mkdocs.structure.nav import Navigation
 from mkdocs.structure.pages import Page
 
-from site_plugins import audit, checks, navhtml, navorder, pipeline, render, signedtext, staging, stash
-from site_plugins import nav as site_nav
-from site_plugins.incremental import Incremental, date_back
+from site_plugins.build import audit, checks, pipeline, render, signedtext, staging, stash
+from site_plugins.build.incremental import Incremental, date_back
+from site_plugins.files.messages import Problem
 from site_plugins.links import evidence
-from site_plugins.messages import Problem
+from site_plugins.nav import material as navhtml
+from site_plugins.nav import order as navorder
+from site_plugins.nav import sections as site_nav
 
 log = logging.getLogger("mkdocs.plugins.gloss")
 

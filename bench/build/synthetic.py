@@ -2,7 +2,7 @@
 
 Each term carries a one-sentence definition, about 700 words of prose in three sections and, with
 ``embeds``, one measured table and two values in prose expanded from result files written through
-``measure.results`` (three experiments, two sizes, two row selections). Names combine a head word
+``measure.store.results`` (three experiments, two sizes, two row selections). Names combine a head word
 and a qualifier ("What is bank conflict latency?"), so initials are spread over the alphabet about as
 unevenly as a real glossary's (many S and C, few Q and Z), which is what the A–Z navigation groups by.
 
@@ -19,8 +19,8 @@ REPO = Path(__file__).resolve().parents[2]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-from measure import results as rs  # noqa: E402
-from measure.spec import sha256_file  # noqa: E402
+from measure.experiment.spec import sha256_file  # noqa: E402
+from measure.store import results as rs  # noqa: E402
 
 # 79 head words x 41 qualifiers: 3,239 distinct names.
 HEADS = """

@@ -1,7 +1,7 @@
 """How long ``gloss check`` takes: on this repository's content and on 1,000 synthetic terms.
 
 The synthetic project is bench/build's (``synthetic.write_site``): each term embeds a measured table
-and two values, expanded from result files written through ``measure.results`` (made-up samples, in a
+and two values, expanded from result files written through ``measure.store.results`` (made-up samples, in a
 temporary folder only); its mkdocs.yml turns preview on, and a preview check checks the same things.
 ``gloss check`` runs in this process, once untimed, then ``--repeat`` times; the median is printed,
 next to the median of a preview ``gloss build`` of the same project (every page rendered) for scale.
@@ -27,7 +27,8 @@ sys.path.insert(0, str(REPO / "bench" / "build"))
 
 import synthetic  # noqa: E402 (bench/build/synthetic.py: the synthetic project)
 
-from site_plugins import content_cli, sitebuild  # noqa: E402
+from site_plugins.cli import build as sitebuild  # noqa: E402
+from site_plugins.cli import check as content_cli  # noqa: E402
 
 
 def timed(action: Callable[[], int], repeat: int) -> tuple[float, list[float], int]:

@@ -1,7 +1,7 @@
 /* Tile-lifecycle diagram: reveals the controls of each .gloss-tl figure and redraws its SVG for the
-   chosen tile size and step. The drawing mirrors site_plugins/diagrams.py:scene (same geometry, same
+   chosen tile size and step. The drawing mirrors site_plugins/diagrams/figure.py:scene (same geometry, same
    classes); every number (banks, conflict ways, the step sentence) comes from the figure's data-tl
-   JSON, computed by site_plugins/tilemodel.py. No dependencies. */
+   JSON, computed by site_plugins/diagrams/tilemodel.py. No dependencies. */
 (function () {
   "use strict";
   var W = 400, PANEL = 112, Y_SUMMARY = 14, Y_TITLES = 34, TOP = 44, X_IN = 0, X_TILE = 140, X_OUT = 288;

@@ -10,9 +10,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from site_plugins import textfile
 from site_plugins.content.model import CodeRef, Content, TermMeta
-from site_plugins.messages import Problem
+from site_plugins.files import textfile
+from site_plugins.files.messages import Problem
 
 _REGION = re.compile(r"--8<--\s*\[(start|end):([A-Za-z0-9_.-]+)\]")
 

@@ -14,13 +14,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from site_plugins import textfile
 from site_plugins.content.excerpts import check_code_files
 from site_plugins.content.model import Content, Entry, Kind, LessonMeta, TermMeta
 from site_plugins.content.references import check_references
-from site_plugins.mdnesting import nesting_problem, yaml_strings_problem
-from site_plugins.messages import Problem
-from site_plugins.schema import build, line_of, parse_yaml
+from site_plugins.files import textfile
+from site_plugins.files.mdnesting import nesting_problem, yaml_strings_problem
+from site_plugins.files.messages import Problem
+from site_plugins.files.schema import build, line_of, parse_yaml
 
 _FRONT = re.compile(r"\A---[ \t]*\n(.*?\n)?---[ \t]*(?:\n|\Z)", re.S)
 TERM_FILE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")

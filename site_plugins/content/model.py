@@ -1,7 +1,7 @@
 """The content model: the front-matter schemas (declared once), an entry, and the loaded content.
 
 Terms are checked against :class:`TermMeta`, lessons against :class:`LessonMeta`; the schemas are
-plain dataclasses read by :func:`site_plugins.schema.build`, whose field metadata gives each key's help.
+plain dataclasses read by :func:`site_plugins.files.schema.build`, whose field metadata gives each key's help.
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-from site_plugins.schema import meta
+from site_plugins.files.schema import meta
 
 
 @dataclass(frozen=True)

@@ -9,9 +9,9 @@ from pathlib import Path, PurePosixPath
 
 from site_plugins.content.excerpts import excerpt, inside_code
 from site_plugins.content.model import Content, Entry, LessonMeta, SourceRef, TermMeta
-from site_plugins.diagrams import check_diagram
-from site_plugins.messages import Problem
-from site_plugins.schema import line_of
+from site_plugins.diagrams.figure import check_diagram
+from site_plugins.files.messages import Problem
+from site_plugins.files.schema import line_of
 
 _SENTENCE_BREAK = re.compile(r"[.!?]\s+(?=[A-Z])")
 

@@ -54,10 +54,10 @@ from json.encoder import encode_basestring
 from pathlib import Path
 from typing import IO, Any
 
-from measure.typed import from_json
-from site_plugins import atomic, safejson, textfile
-from site_plugins.messages import Problem, ProblemsError
-from site_plugins.schema import meta
+from measure.store.typed import from_json
+from site_plugins.files import atomic, safejson, textfile
+from site_plugins.files.messages import Problem, ProblemsError
+from site_plugins.files.schema import meta
 
 FORMAT = 1
 DEFAULT_PATH = "links-evidence.json"
@@ -66,7 +66,7 @@ ABOUT = ("Last successful check of each source and page link, written by 'gloss 
 REFRESH = "run 'gloss links check' with network access (the scheduled links workflow does) and commit {path}"
 
 
-# --- declared schema of the file (checked by site_plugins.schema) -------------------------------
+# --- declared schema of the file (checked by site_plugins.files.schema) -------------------------------
 
 
 @dataclass(frozen=True)

@@ -25,10 +25,10 @@ from pathlib import Path
 from typing import Literal
 from urllib.parse import urlsplit
 
+from site_plugins.files.messages import Problem
 from site_plugins.links import evidence as ev
 from site_plugins.links.checker import Checker, Result, Settings
 from site_plugins.links.interrupt import StopOnSignal
-from site_plugins.messages import Problem
 
 Level = Literal["error", "warning", "note"]
 Origin = Literal["source", "page", "argument"]

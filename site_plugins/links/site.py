@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from urllib.parse import unquote, urljoin, urlsplit
 
+from site_plugins.files.messages import Problem
 from site_plugins.links.htmlscan import PageScan, scan_page
-from site_plugins.messages import Problem
 
 _IGNORED_SCHEMES = ("mailto", "tel", "javascript", "data", "sms", "ftp", "file", "irc", "news", "blob")
 _FAKE_ORIGIN = "http://gloss-site.invalid"  # stands for our own site when site_url is not set

@@ -42,7 +42,7 @@ of the same rows against the copy ceiling. Options:
   ``sectors_per_req`` (``_ld``, ``_st``), ``global_ld_mb``, ``global_st_mb``, ``l2_mb``, ``dram_mb``,
   ``dram_read_mb``, ``dram_write_mb``,
   ``dram_ratio``, ``occupancy_pct``, ``registers``, ``ktime`` (the kernel's own µs), ``sm_clock_mhz``
-  (definitions: :mod:`measure.counters`). For a launch under 50 µs the time cell also gives the
+  (definitions: :mod:`measure.nsight.counters`). For a launch under 50 µs the time cell also gives the
   kernel's own duration, and the provenance says which time is which.
 
 Sizes and kernels are named as the result labels them; quote labels with spaces or commas

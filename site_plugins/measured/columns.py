@@ -18,7 +18,7 @@ from site_plugins.measured.model import Result, Row, Table
 
 
 def figure(row: Row, column: Column) -> float | None:
-    """A timing figure, or a counter figure (raw metric or derived, measure/counters.py)."""
+    """A timing figure, or a counter figure (raw metric or derived, measure/nsight/counters.py)."""
     timing = {
         "time": row.time_ms,
         "iqr": row.iqr_ms,

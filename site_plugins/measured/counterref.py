@@ -1,7 +1,7 @@
 """``{{ counter EXPERIMENT size=S row=R metric=NAME }}``: one Nsight Compute figure in prose.
 
 ``NAME`` is a derived figure (``conflict_ways_ld``, ``sectors_per_req_st``, ``dram_ratio``, ``ktime``,
-...: :mod:`measure.counters`) or a raw metric the result holds (``dram__bytes_read.sum``). The same
+...: :mod:`measure.nsight.counters`) or a raw metric the result holds (``dram__bytes_read.sum``). The same
 fail-closed rule as for timing values: the result must be fresh, the row must exist and have passed its
 check, and the figure must be in the result; otherwise ``path:line: problem; remedy``.
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 import difflib
 from html import escape
 
-from measure.counters import DERIVED, missing
+from measure.nsight.counters import DERIVED, missing
 from site_plugins.measured import fmt, render
 from site_plugins.measured.model import ResultsView
 from site_plugins.measured.render import Failure, Shown

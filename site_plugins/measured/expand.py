@@ -8,12 +8,12 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from site_plugins.files.messages import Problem
 from site_plugins.measured import chart, columns, counterref, lint, observed, render
 from site_plugins.measured.fmt import COLUMNS, Column
 from site_plugins.measured.model import NOT_MEASURED, ResultsView
 from site_plugins.measured.render import Failure, Shown
 from site_plugins.measured.syntax import Directive, SyntaxProblem, find_directives, parse, prose_segments
-from site_plugins.messages import Problem
 
 COLUMN_NAMES: tuple[str, ...] = tuple(COLUMNS)
 

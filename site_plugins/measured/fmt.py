@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import re
 
-from measure.counters import DERIVED
+from measure.nsight.counters import DERIVED
 
 NBSP = "\u00a0"
 DASH = "\u2014"  # shown where a figure does not exist (e.g. GFLOP/s of a copy kernel)
@@ -19,7 +19,7 @@ TIMES = "\u00d7"
 
 SIGNIFICANT = 3
 
-# A column name: a timing figure below, or a counter figure (measure/counters.py: conflict_ways, ...).
+# A column name: a timing figure below, or a counter figure (measure/nsight/counters.py: conflict_ways, ...).
 Column = str
 
 # column -> (table header, unit appended in prose; "" means none)

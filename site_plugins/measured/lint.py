@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from site_plugins.messages import Problem
+from site_plugins.files.messages import Problem
 
 UNIT = (
     r"(?:[KMGTP]i?B(?:/sec|/s|ps|[ \t]per[ \t]second)|"

@@ -1,4 +1,4 @@
-"""``load_view``: the one place this package asks ``measure.results`` (the only reader of result files).
+"""``load_view``: the one place this package asks ``measure.store.results`` (the only reader of result files).
 
 It turns the results module's judged entries into the plain :mod:`model` dataclasses that rendering
 works on, once per build. Verdicts (fresh, stale, tampered, ...) and their words come from the results
@@ -13,10 +13,10 @@ from collections.abc import Sequence
 from dataclasses import asdict, replace
 from pathlib import Path
 
-from measure import audit
-from measure import counters as C
-from measure import results as rs
-from measure.nodes import load_nodes
+from measure.experiment.nodes import load_nodes
+from measure.nsight import counters as C
+from measure.store import audit
+from measure.store import results as rs
 from site_plugins.measured import fmt
 from site_plugins.measured.model import Launched, Metric, Provenance, Result, ResultsView, Row, State, Table
 

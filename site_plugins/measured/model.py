@@ -1,4 +1,4 @@
-"""Plain data the pages may show about measurements: what :func:`load_view` builds from ``measure.results``.
+"""Plain data the pages may show about measurements: what :func:`load_view` builds from ``measure.store.results``.
 
 Nothing here reads a file. The renderer, the value references and the Measurements page work on these
 dataclasses only, so they are tested without result files and without MkDocs.
@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from site_plugins.messages import Problem
+from site_plugins.files.messages import Problem
 
 # fresh: may be shown. Every other state fails the strict build where a page embeds the result.
 State = Literal[
@@ -38,7 +38,7 @@ class Row:
     id: str = ""  # the kernel's short id in the spec, e.g. tile32-padded (embeds may use either)
     shared_gbps: float | None = None  # shared-memory GB/s, where the spec declares shared bytes
     note: str = ""  # shown in the table's Note column, e.g. where a ceiling row was measured
-    # Nsight Compute: every raw metric and derived figure (measure/counters.py) the result holds for
+    # Nsight Compute: every raw metric and derived figure (measure/nsight/counters.py) the result holds for
     # this row; empty where none were collected. None: undefined (e.g. no shared instructions).
     counters: dict[str, float | None] = field(default_factory=dict)
     copy_ref: str = ""  # what "% of copy" divides by, e.g. "copy at 8192x8192, 3,835 GB/s"
@@ -144,7 +144,7 @@ class ResultsView:
     nodes: tuple[str, ...] = ()  # registered verification nodes
     experiments: tuple[str, ...] = ()  # declared experiment ids (specs under code/)
     setup_problems: tuple[Problem, ...] = ()  # malformed specs or node registry, as the results module said
-    problems: tuple[Problem, ...] = ()  # every spec, result and node problem, embedded or not (measure.audit)
+    problems: tuple[Problem, ...] = ()  # every spec, result and node problem, embedded or not (measure.store.audit)
     # Renderings are pure in (view, embed arguments); built once per build, reused on every page.
     cache: dict[object, object] = field(default_factory=dict, compare=False, repr=False)
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from html import escape
 
-from measure.counters import SHORT_LAUNCH_US
+from measure.nsight.counters import SHORT_LAUNCH_US
 from site_plugins.measured import fmt
 from site_plugins.measured.model import Row, Table
 
@@ -16,7 +16,7 @@ NOISY = "noisy: stopped at the time limit"
 
 def kernel_ms(row: Row) -> float | None:
     """The kernel's own duration (Nsight Compute's gpu__time_duration), in ms, for a row whose median
-    event time is under :data:`~measure.counters.SHORT_LAUNCH_US`; None otherwise or without counters."""
+    event time is under :data:`~measure.nsight.counters.SHORT_LAUNCH_US`; None otherwise or without counters."""
     ktime = row.counters.get("ktime")  # µs
     if ktime is None or row.time_ms is None or row.time_ms * 1000.0 >= SHORT_LAUNCH_US:
         return None

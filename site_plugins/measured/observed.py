@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from html import escape
 
-from measure.observed import SHARED_LIMITS, Limits
+from measure.store.observed import SHARED_LIMITS, Limits
 from site_plugins.measured import fmt
 from site_plugins.measured.model import Launched, ResultsView
 from site_plugins.measured.render import Failure, Shown, _hint, _inline, find_result, run_command

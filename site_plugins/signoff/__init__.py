@@ -1,11 +1,11 @@
 """Sign-off: who may sign, who signed what with which key, and which version of each entry may be published.
 
 This package is the only reader and writer of ``signoff.yaml``. Everyone else asks it: the build through
-:func:`site_plugins.publish.decide`, the CLI through :mod:`site_plugins.signoff_cli`.
+:func:`site_plugins.build.publish.decide`, the CLI through :mod:`site_plugins.cli.sign`.
 
 The file registers people (a name, an optional handle, and their SSH public keys) and, per entry (keyed by
 its repo-relative path), the author's and the reviewer's signatures. A signature records who, when (UTC),
-the *fingerprint* of exactly what was signed (:class:`site_plugins.signable.Signable`: the entry's whole
+the *fingerprint* of exactly what was signed (:class:`site_plugins.signoff.signable.Signable`: the entry's whole
 Markdown text, every measured value it shows, every code excerpt it quotes and every code file it
 publishes) and an SSH signature over those, made with the signer's key (``ssh-keygen -Y sign``, as git
 signs commits). An entry is *signed* when a registered author and a different registered reviewer, each

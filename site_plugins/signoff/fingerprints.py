@@ -5,8 +5,8 @@ from __future__ import annotations
 import hashlib
 import json
 
-from site_plugins.signable import Signable
 from site_plugins.signoff.model import Covers
+from site_plugins.signoff.signable import Signable
 
 
 def normalise(text: str) -> str:

@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from site_plugins import schema
-from site_plugins.messages import Problem
+from site_plugins.files import schema
+from site_plugins.files.messages import Problem
 from site_plugins.signoff import keys
 from site_plugins.signoff.model import FILE, EntrySignoff, Pair, Registry, Signature
 

@@ -19,7 +19,7 @@ from typing import Literal
 
 import regex
 
-from site_plugins import schema
+from site_plugins.files import schema
 
 FILE = "signoff.yaml"
 Role = Literal["author", "reviewer"]

@@ -14,8 +14,8 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
-from site_plugins import schema, textfile
-from site_plugins.messages import Problem
+from site_plugins.files import schema, textfile
+from site_plugins.files.messages import Problem
 from site_plugins.signoff import keys
 from site_plugins.signoff.model import (
     FILE,

@@ -11,9 +11,9 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 
-from site_plugins.signable import Signable
 from site_plugins.signoff.fingerprints import covers, fingerprint
 from site_plugins.signoff.model import EntrySignoff, Pair, Person, Registry, Role, Signature, ident
+from site_plugins.signoff.signable import Signable
 from site_plugins.signoff.state import valid_pair
 
 

@@ -15,12 +15,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from site_plugins import schema
-from site_plugins.messages import Problem
-from site_plugins.signable import GitTree, Signable, Tree, WorkTree, git
+from site_plugins.files import schema
+from site_plugins.files.messages import Problem
 from site_plugins.signoff import registry
 from site_plugins.signoff.fingerprints import changed_parts, fingerprint
 from site_plugins.signoff.model import FILE, EntrySignoff, Pair, Registry, Signature, State, ident
+from site_plugins.signoff.signable import GitTree, Signable, Tree, WorkTree, git
 
 # ``signable_at(path, tree)``: what the entry at ``path`` covered in another tree (a git commit), or None
 # when it was no readable entry there.

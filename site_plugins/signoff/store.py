@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from site_plugins import atomic, schema
+from site_plugins.files import atomic, schema
 from site_plugins.signoff.model import FILE, EntrySignoff, Registry
 from site_plugins.signoff.registry import compose
 

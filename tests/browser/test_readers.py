@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 from browserkit import PRESETS, Served, screenshot
 
-from site_plugins import tilemodel as tm
-from site_plugins.diagrams import BANK_H
+from site_plugins.diagrams import tilemodel as tm
+from site_plugins.diagrams.figure import BANK_H
 
 pytestmark = pytest.mark.browser
 

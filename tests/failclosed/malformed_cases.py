@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from tinyproject import LESSON, TERM_A
 
-from measure.resultformat import READABLE_VERSIONS
+from measure.store.resultformat import READABLE_VERSIONS
 
 TERM = "content/terms/tiling.md"
 LESSON_MD = "content/lessons/day01-intro.md"
@@ -151,7 +151,7 @@ CASES = [
     case("lesson day is text", lesson("day: 1", "day: one")),
     case("lesson latin-1", {LESSON_MD: LESSON.encode().replace(b"Read about", b"R\xe9ad about")}),
     case("lesson link to a missing term", lesson("(../terms/tiling.md)", "(../terms/tilling.md)")),
-    # --- deep Markdown: Python-Markdown recurses once or more per level (site_plugins/mdnesting.py) ---
+    # --- deep Markdown: Python-Markdown recurses once or more per level (site_plugins/files/mdnesting.py) ---
     case("term body 1000-deep list", term("More words.", "- " * 1000 + "x")),
     case("term body 1000-deep ordered list", term("More words.", "1. " * 1000 + "x")),
     case("term body 1000-deep indented list", term("More words.", "".join("    " * i + "- x\n" for i in range(1000)))),

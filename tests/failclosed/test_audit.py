@@ -1,4 +1,4 @@
-"""The build checks every spec, result and node file, embedded or not (measure.audit)."""
+"""The build checks every spec, result and node file, embedded or not (measure.store.audit)."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ from pathlib import Path
 
 import measuredkit as kit
 
-from measure import audit
-from measure import results as rs
-from measure.nodes import load_nodes
+from measure.experiment.nodes import load_nodes
+from measure.store import audit
+from measure.store import results as rs
 
 RERUN = "re-run `gloss measure run day13-transpose --node h200-1`"
 REL = "measure/results/h200-1/day13-transpose.json"

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from site_plugins import schema, textfile
 from site_plugins.content import region_problems, regions
+from site_plugins.files import schema, textfile
 
 # A tenth of a kilobyte that would expand to 9**10 (3.4 billion) values.
 BOMB = "a0: &a0 [x, x, x, x, x, x, x, x, x]\n" + "".join(

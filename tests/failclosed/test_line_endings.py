@@ -1,4 +1,4 @@
-"""CRLF and lone-CR files read as LF everywhere (site_plugins/textfile.py): a project saved with Windows or
+"""CRLF and lone-CR files read as LF everywhere (site_plugins/files/textfile.py): a project saved with Windows or
 old-Mac line endings checks and builds like the same project with LF, its problems name the same lines,
 its sign-off fingerprints and measurement hashes do not change, and git's copy reads the same."""
 
@@ -15,10 +15,14 @@ from malformed_cases import EVIDENCE, EVIDENCE_JSON, SIGNOFF, SIGNOFF_YAML
 from sitekit import make_site
 from tinyproject import TERM_A, project
 
-from measure import results as R
-from site_plugins import content_cli, measured, pipeline, signoff, sitebuild, textfile
+from measure.store import results as R
+from site_plugins import measured, signoff
+from site_plugins.build import pipeline
+from site_plugins.cli import build as sitebuild
+from site_plugins.cli import check as content_cli
 from site_plugins.content import load_content
-from site_plugins.signable import GitTree, WorkTree
+from site_plugins.files import textfile
+from site_plugins.signoff.signable import GitTree, WorkTree
 
 ENDINGS = {"LF": b"\n", "CRLF": b"\r\n", "CR": b"\r"}
 TERM = "content/terms/tiling.md"

@@ -19,7 +19,8 @@ from malformed_cases import CASES, EVIDENCE, EVIDENCE_JSON, SIGNOFF, SIGNOFF_YAM
 from sitekit import make_site
 from tinyproject import project
 
-from site_plugins import content_cli, sitebuild
+from site_plugins.cli import build as sitebuild
+from site_plugins.cli import check as content_cli
 
 WARNING = re.compile(r"^WARNING -  (?P<message>.*)$")
 

@@ -1,4 +1,4 @@
-"""Deep Markdown is refused before Python-Markdown recurses on it (site_plugins/mdnesting.py).
+"""Deep Markdown is refused before Python-Markdown recurses on it (site_plugins/files/mdnesting.py).
 
 The class, not one example: every construct Python-Markdown nests on (lists by marker and by indentation,
 quotes, admonitions, emphasis, links, elements under ``markdown="1"``) is refused at 1,000 levels, on
@@ -21,9 +21,10 @@ import pytest
 from sitekit import make_site
 from tinyproject import TERM_A, project
 
-from site_plugins import content_cli, sitebuild
-from site_plugins.mdnesting import MAX_DEPTH, PROBLEM, REMEDY, nesting_problem
-from site_plugins.schema import parse_yaml
+from site_plugins.cli import build as sitebuild
+from site_plugins.cli import check as content_cli
+from site_plugins.files.mdnesting import MAX_DEPTH, PROBLEM, REMEDY, nesting_problem
+from site_plugins.files.schema import parse_yaml
 
 REPO = Path(__file__).resolve().parents[2]
 EXTENSIONS = ["admonition", "attr_list", "md_in_html", "toc", "pymdownx.highlight", "pymdownx.superfences",
@@ -128,7 +129,7 @@ def test_every_page_of_this_repository_passes() -> None:
 
 
 def test_a_block_scalar_in_front_matter_is_reported_on_its_line() -> None:
-    from site_plugins.mdnesting import yaml_strings_problem
+    from site_plugins.files.mdnesting import yaml_strings_problem
 
     node, problems = parse_yaml("title: T\nsummary: |\n  fine\n  " + "> " * 40 + "x\n", "x.md", 2)
     assert problems == []

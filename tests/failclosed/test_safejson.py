@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from site_plugins import safejson
+from site_plugins.files import safejson
 
 DEEP = "this is not a file the project writes; restore it from git or re-create it"
 

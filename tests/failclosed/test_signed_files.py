@@ -13,9 +13,11 @@ from pathlib import Path
 import gatekit
 import pytest
 
-from site_plugins import cli, pipeline, sitebuild
-from site_plugins.signable import Signable, WorkTree
+from site_plugins import cli
+from site_plugins.build import pipeline
+from site_plugins.cli import build as sitebuild
 from site_plugins.signoff import changed_parts, covers, fingerprint, head_commits
+from site_plugins.signoff.signable import Signable, WorkTree
 
 WARP = "content/terms/warp.md"
 NEW_FIGURE = gatekit.FIGURE.replace('width="4" height="4"/>', 'width="2" height="2"/>')

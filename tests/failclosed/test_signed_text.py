@@ -15,7 +15,9 @@ from pathlib import Path
 import gatekit
 import pytest
 
-from site_plugins import audit, cli, pagetext, signedtext, sitebuild
+from site_plugins import cli
+from site_plugins.build import audit, pagetext, signedtext
+from site_plugins.cli import build as sitebuild
 
 REMEDY = signedtext.REMEDY
 LEAK = signedtext.LEAK_REMEDY

@@ -19,7 +19,9 @@ import gatekit
 import pytest
 from test_gate import SPELLINGS, what_of
 
-from site_plugins import audit, cli, sitebuild
+from site_plugins import cli
+from site_plugins.build import audit
+from site_plugins.cli import build as sitebuild
 
 REMEDY = audit.REMEDY
 LINK_REMEDY = audit.LINK_REMEDY

@@ -8,7 +8,7 @@ import pytest
 from sitekit import make_site
 from tinyproject import project
 
-from site_plugins import sitebuild
+from site_plugins.cli import build as sitebuild
 
 
 def test_a_good_build_replaces_the_old_site_and_ends_with_the_summary(

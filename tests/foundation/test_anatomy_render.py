@@ -6,9 +6,8 @@ import re
 
 import pytest
 
-from site_plugins.diagrams import check_diagram, render_diagram
-from site_plugins.publish import Byline, EntryState
-from site_plugins.render import (
+from site_plugins.build.publish import Byline, EntryState
+from site_plugins.build.render import (
     PENDING_SENTENCE,
     add_term_tips,
     code_raw_uri,
@@ -17,6 +16,7 @@ from site_plugins.render import (
     render_code_page,
     unlink_hidden,
 )
+from site_plugins.diagrams.figure import check_diagram, render_diagram
 
 
 @pytest.mark.parametrize(("src", "dst", "expected"), [

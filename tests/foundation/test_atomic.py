@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from site_plugins import atomic
+from site_plugins.files import atomic
 
 
 def test_new_file_is_world_readable_and_old_mode_is_kept(tmp_path: Path) -> None:

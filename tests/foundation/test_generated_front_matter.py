@@ -10,7 +10,8 @@ from pathlib import Path
 from sitekit import build_site, make_site
 from tinyproject import project
 
-from site_plugins import nav, render
+from site_plugins.build import render
+from site_plugins.nav import sections as nav
 
 PREVIEW = "preview: true"  # unsigned entries: the preview lists them on the A–Z and letter pages
 

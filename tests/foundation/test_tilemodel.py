@@ -9,8 +9,8 @@ from math import gcd
 
 import pytest
 
-from site_plugins import tilemodel as tm
-from site_plugins.diagrams import DIAGRAMS, render_diagram
+from site_plugins.diagrams import tilemodel as tm
+from site_plugins.diagrams.figure import DIAGRAMS, render_diagram
 
 
 @pytest.mark.parametrize(("tile", "pad", "expected"), [

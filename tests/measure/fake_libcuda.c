@@ -1,4 +1,4 @@
-/* A stand-in for libcuda.so.1 in tests of measure/cudadrv.py: each entry point is defined against the
+/* A stand-in for libcuda.so.1 in tests of measure/gpu/cudadrv.py: each entry point is defined against the
  * real prototype in cuda.h (so the compiler checks that the ctypes calls use the driver's ABI), and
  * records what it was given. Built by tests/measure/test_cudadrv.py; never shipped. */
 #include <cuda.h>

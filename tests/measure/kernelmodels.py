@@ -1,6 +1,6 @@
 """numpy models of the kernels in code/warp-divergence, reduction, vector-loads, histogram and
 latency-hiding, written from the CUDA code (thread by thread, in float32 where the kernel rounds), for
-tests only: the references in measure/references.py are checked against them, and the fake device
+tests only: the references in measure/experiment/references.py are checked against them, and the fake device
 runs them as kernels. A reference that groups or rounds differently from its kernel fails there.
 """
 

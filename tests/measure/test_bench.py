@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from measure import bench
+from measure.report import bench
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from measure import references
-from measure.check import POISON_BITS, compare
+from measure.experiment import references
+from measure.gpu.check import POISON_BITS, compare
 
 RNG = np.random.default_rng(13)
 

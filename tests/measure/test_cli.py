@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from measure import testing as T
 from measure.cli import compile_all, main, resolve_commit
-from measure.spec import load_specs
+from measure.experiment.spec import load_specs
+from measure.testing import synthetic as T
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -132,7 +132,7 @@ def test_progress_is_a_bar_on_a_terminal_and_plain_lines_in_logs(capsys: pytest.
 
     from rich.console import Console
 
-    from measure.progress import Reporter
+    from measure.run.progress import Reporter
 
     screen = io.StringIO()
     with Reporter(2, Console(file=screen, force_terminal=True, width=100)) as report:

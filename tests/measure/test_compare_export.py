@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from measure import compare as C
-from measure import results as R
-from measure.exchange_cli import compare_main, export_main, load_source
-from measure.recompute import copy_ceiling_gbps, recompute_row
+from measure.report import compare as C
+from measure.report.cli import compare_main, export_main, load_source
+from measure.store import results as R
+from measure.store.recompute import copy_ceiling_gbps, recompute_row
 
 REPO = Path(__file__).resolve().parents[2]
 RESULTS = REPO / "measure" / "results"

@@ -12,13 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from measure import counterpass, runner
-from measure import results as R
-from measure import testing as T
-from measure.counters import DEFAULT_METRICS
-from measure.fakedevice import FakeDevice
-from measure.nodes import load_nodes
-from measure.spec import load_specs
+from measure.experiment.nodes import load_nodes
+from measure.experiment.spec import load_specs
+from measure.nsight.counters import DEFAULT_METRICS
+from measure.run import counterpass, runner
+from measure.store import results as R
+from measure.testing import synthetic as T
+from measure.testing.fakedevice import FakeDevice
 
 SPEC = """\
 id: toy-small
@@ -64,7 +64,7 @@ if args == ["--version"]:
     print("Version 2025.3.1.0")
     sys.exit(0)
 sys.path.insert(0, {repo!r})
-from measure.spec import load_specs
+from measure.experiment.spec import load_specs
 probe = args.index("probe")
 root = Path(args[args.index("--root") + 1])
 manifest = args[args.index("--manifest") + 1]

@@ -1,4 +1,4 @@
-"""measure/cudadrv.py against a stand-in libcuda built here from fake_libcuda.c, whose entry points are
+"""measure/gpu/cudadrv.py against a stand-in libcuda built here from fake_libcuda.c, whose entry points are
 compiled against the real prototypes in cuda.h: the ctypes calls must pass what the driver's ABI expects
 (handles, 64-bit pointers, size_t, the kernelParams array) and read back what it writes."""
 
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from measure.cudadrv import FUNC_MAX_DYNAMIC_SHARED_SIZE_BYTES, DeviceError, Driver, Status
+from measure.gpu.cudadrv import FUNC_MAX_DYNAMIC_SHARED_SIZE_BYTES, DeviceError, Driver, Status
 
 HERE = Path(__file__).parent
 
@@ -100,7 +100,7 @@ def test_synchronize_reports_a_sticky_error(drv: Driver, lib: ctypes.CDLL) -> No
     assert str(drv.synchronize()) == "CUDA_ERROR_ILLEGAL_ADDRESS: an illegal memory access was encountered"
 
 
-# --- measure/device.py's glue, with PyCUDA replaced by a stub and libcuda by the stand-in -----------------
+# --- measure/gpu/device.py's glue, with PyCUDA replaced by a stub and libcuda by the stand-in -----------------
 
 
 class _StubFunction:
@@ -140,7 +140,7 @@ class _StubModule:
 
 @pytest.fixture
 def device_module(monkeypatch: pytest.MonkeyPatch) -> object:
-    """measure.device imported against stub pycuda modules (removed again after the test)."""
+    """measure.gpu.device imported against stub pycuda modules (removed again after the test)."""
     import importlib
     import sys
     import types
@@ -175,9 +175,9 @@ def device_module(monkeypatch: pytest.MonkeyPatch) -> object:
     pycuda.compiler = compiler  # type: ignore[attr-defined]
     for name, mod in (("pycuda", pycuda), ("pycuda.driver", driver), ("pycuda.compiler", compiler)):
         monkeypatch.setitem(sys.modules, name, mod)
-    monkeypatch.delitem(sys.modules, "measure.device", raising=False)
-    module = importlib.import_module("measure.device")
-    monkeypatch.setitem(sys.modules, "measure.device", module)  # undone: the next import is fresh
+    monkeypatch.delitem(sys.modules, "measure.gpu.device", raising=False)
+    module = importlib.import_module("measure.gpu.device")
+    monkeypatch.setitem(sys.modules, "measure.gpu.device", module)  # undone: the next import is fresh
     module._copies = copies  # type: ignore[attr-defined]
     return module
 

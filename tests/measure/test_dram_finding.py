@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from measure.counters import DRAM_RD, DRAM_WR, DramFinding, dram_finding
+from measure.nsight.counters import DRAM_RD, DRAM_WR, DramFinding, dram_finding
 from site_plugins.measured.load import dram_note
 
 MB = 1_000_000
@@ -71,7 +71,7 @@ def test_the_note_words_are_the_interface() -> None:
 
 
 def test_the_cause_of_extra_bytes_comes_from_the_kernels_own_sectors() -> None:
-    from measure.counters import SEC_LD, SEC_ST
+    from measure.nsight.counters import SEC_LD, SEC_ST
 
     base = {DRAM_RD: float(150 * MB), DRAM_WR: float(100 * MB)}
     # loads asked the L1 for exactly the declared 100 MB, DRAM read 150: the excess is not the code's

@@ -26,9 +26,9 @@ def _has_gpu() -> bool:
 if not _has_gpu():
     pytest.skip("no CUDA device", allow_module_level=True)
 
-from measure import results as R  # noqa: E402
-from measure import testing as T  # noqa: E402
 from measure.cli import main  # noqa: E402
+from measure.store import results as R  # noqa: E402
+from measure.testing import synthetic as T  # noqa: E402
 
 CEILINGS_SPEC = """\
 id: copy-ceilings

@@ -24,9 +24,9 @@ def _has_gpu() -> bool:
 if not _has_gpu():
     pytest.skip("no CUDA device", allow_module_level=True)
 
-from measure import results as R  # noqa: E402
-from measure import testing as T  # noqa: E402
 from measure.cli import main  # noqa: E402
+from measure.store import results as R  # noqa: E402
+from measure.testing import synthetic as T  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 QUICK = ["--time-limit", "0.3", "--min-time", "0.01", "--commit", "0123456789abcdef", "--clean", "--no-counters"]

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from measure import results as R
-from measure import testing as T
-from measure.spec import parse_spec
-from measure.testingkinds import COPY_SPEC, FMA_CEILING, SOURCE, SPEC, fake, make_repo, run, scale_only
+from measure.experiment.spec import parse_spec
+from measure.store import results as R
+from measure.testing import synthetic as T
+from measure.testing.kinds import COPY_SPEC, FMA_CEILING, SOURCE, SPEC, fake, make_repo, run, scale_only
 
 
 def entry(root: Path, experiment: str) -> R.Entry:
@@ -282,7 +282,7 @@ def test_a_version_2_file_keeps_its_digest_and_may_not_carry_version_3_fields(tm
 def test_scale_add_reference_rounds_once_as_the_kernels_fmaf() -> None:
     import numpy as np
 
-    from measure import references
+    from measure.experiment import references
 
     src = (np.random.default_rng(7).random(100_000, dtype=np.float32) * 2 - 1).astype(np.float32)
     got = references.scale_add({"src": src}, {})["dst"]

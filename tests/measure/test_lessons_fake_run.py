@@ -12,12 +12,12 @@ from pathlib import Path
 
 import kernelmodels as K
 
-from measure import results as R
-from measure import runner
-from measure import testing as T
-from measure.fakedevice import FakeDevice
-from measure.nodes import load_nodes
-from measure.spec import load_specs
+from measure.experiment.nodes import load_nodes
+from measure.experiment.spec import load_specs
+from measure.run import runner
+from measure.store import results as R
+from measure.testing import synthetic as T
+from measure.testing.fakedevice import FakeDevice
 
 ROOT = Path(__file__).resolve().parents[2]
 QUICK = runner.Options(min_samples=3, min_gpu_time_s=0.0, row_time_limit_s=0.5, warmup_launches=1, max_batch=4)

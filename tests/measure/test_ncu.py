@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from measure import counterpass, ncu
-from measure.counters import DEFAULT_METRICS, metrics_for
+from measure.nsight import ncu
+from measure.nsight.counters import DEFAULT_METRICS, metrics_for
+from measure.run import counterpass
 
 HEADER = (
     '"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Block Size","Grid Size",'

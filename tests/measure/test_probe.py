@@ -1,4 +1,4 @@
-"""The counter pass's probe on the CPU (measure/fakedevice.py): every kernel row launched once in the
+"""The counter pass's probe on the CPU (measure/testing/fakedevice.py): every kernel row launched once in the
 given order, as the runner launches it (opt-in, constants, dynamic shared memory), memcpy and observed
 rows skipped, one manifest line per launch that returned; an experiment that breaks is reported and
 the others still run."""
@@ -10,11 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from measure import ncu, probe
-from measure import testing as T
-from measure.fakedevice import FakeDevice
-from measure.nodes import load_nodes
-from measure.spec import load_specs
+from measure.experiment.nodes import load_nodes
+from measure.experiment.spec import load_specs
+from measure.gpu import probe
+from measure.nsight import ncu
+from measure.testing import synthetic as T
+from measure.testing.fakedevice import FakeDevice
 
 SPEC = """\
 id: toy-probe

@@ -1,7 +1,7 @@
 """Provenance against git history: the commit a result records must hold the bytes it measured.
 
 Real git repositories in tmp_path; results written by the project's own test helpers. The build and
-``gloss measure verify`` share one judgement (:func:`measure.audit.audit`); the build skips what cannot
+``gloss measure verify`` share one judgement (:func:`measure.store.audit.audit`); the build skips what cannot
 be checked silently, verify prints one note line.
 """
 
@@ -14,12 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from measure import audit, history
-from measure import results as R
-from measure import testing as T
 from measure.cli import main
-from measure.nodes import load_nodes
-from measure.spec import sha256_file
+from measure.experiment.nodes import load_nodes
+from measure.experiment.spec import sha256_file
+from measure.store import audit, history
+from measure.store import results as R
+from measure.testing import synthetic as T
 
 REL = "measure/results/test-node/toy-copy.json"
 SOURCE = "code/toy/toy.cu"

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from measure import references as R
+from measure.experiment import references as R
 
 
 def _random(shape: tuple[int, ...], seed: int) -> np.ndarray:

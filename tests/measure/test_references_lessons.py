@@ -1,6 +1,6 @@
 """The references of warp-divergence, reduction, vector-loads, histogram and latency-hiding, against
 thread-by-thread models of their kernels (tests/measure/kernelmodels.py), under the tolerance each
-spec declares, through the runner's own comparison (measure.check.compare). Each test also shows
+spec declares, through the runner's own comparison (measure.gpu.check.compare). Each test also shows
 that the check would catch the kind of bug it is there for."""
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ import kernelmodels as K
 import numpy as np
 import pytest
 
-from measure import references as R
-from measure.check import compare
-from measure.spec import load_specs
+from measure.experiment import references as R
+from measure.experiment.spec import load_specs
+from measure.gpu.check import compare
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from measure import references as R
+from measure.experiment import references as R
 
 
 def _direct_conv(src: np.ndarray, w: np.ndarray, r: int) -> np.ndarray:

@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from measure import audit
-from measure import results as R
-from measure import testing as T
 from measure.cli import main
-from measure.includes import included_files
-from measure.nodes import load_nodes
+from measure.experiment.includes import included_files
+from measure.experiment.nodes import load_nodes
+from measure.store import audit
+from measure.store import results as R
+from measure.testing import synthetic as T
 
 REPO = Path(__file__).resolve().parents[2]
 DAY13 = "measure/results/h200-1/day13-transpose.json"

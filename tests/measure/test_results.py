@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from measure import results as R
-from measure import testing as T
-from measure.spec import sha256_file
+from measure.experiment.spec import sha256_file
+from measure.store import results as R
+from measure.testing import synthetic as T
 
 REL = "measure/results/test-node/toy-copy.json"
 RERUN = "re-run `gloss measure run toy-copy --node test-node`"

@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from measure import counters as C
-from measure import results as R
-from measure import testing as T
+from measure.nsight import counters as C
+from measure.store import results as R
+from measure.testing import synthetic as T
 
 REL = "measure/results/test-node/toy-copy.json"
 RERUN = "re-run `gloss measure run toy-copy --node test-node`"

@@ -1,4 +1,4 @@
-"""The runner's whole path on the CPU, through measure/fakedevice.py: observed launches (refused and
+"""The runner's whole path on the CPU, through measure/testing/fakedevice.py: observed launches (refused and
 launched), the dynamic-shared opt-in, __constant__ uploads, occupancy on every kernel row, the device's
 limits in the provenance, and one broken row never losing the others."""
 
@@ -7,12 +7,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from measure import results as R
-from measure import runner
-from measure import testing as T
-from measure.fakedevice import FakeDevice
-from measure.nodes import load_nodes
-from measure.spec import load_specs
+from measure.experiment.nodes import load_nodes
+from measure.experiment.spec import load_specs
+from measure.run import runner
+from measure.store import results as R
+from measure.testing import synthetic as T
+from measure.testing.fakedevice import FakeDevice
 
 SPEC = """\
 id: toy-observe

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from measure.spec import parse_spec
+from measure.experiment.spec import parse_spec
 
 SPEC = "code/toy/experiment.yaml"
 

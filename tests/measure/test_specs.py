@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from measure import references
-from measure import testing as T
-from measure.nodes import load_nodes, parse_nodes
-from measure.spec import evaluate, expr_names, load_specs, parse_spec
+from measure.experiment import references
+from measure.experiment.nodes import load_nodes, parse_nodes
+from measure.experiment.spec import evaluate, expr_names, load_specs, parse_spec
+from measure.testing import synthetic as T
 
 SPEC = "code/toy/experiment.yaml"
 GOOD = T.FIXTURE_SPEC
@@ -82,7 +82,7 @@ MALFORMED_SPECS = [
         GOOD.replace("reference: copy", "reference: transposed", 1),
         # Every registered reference, sorted (other branches add references: the list is not spelled out here).
         "code/toy/experiment.yaml:18: kernel 'copy' names reference 'transposed', which does not exist; use one of "
-        f"{', '.join(sorted(references.NAMES))} (measure/references.py)",
+        f"{', '.join(sorted(references.NAMES))} (measure/experiment/references.py)",
         id="unknown-reference",
     ),
     pytest.param(

@@ -7,8 +7,8 @@ import math
 import numpy as np
 import pytest
 
-from measure import stats
-from measure.stats import Rule
+from measure.store import stats
+from measure.store.stats import Rule
 
 
 @pytest.mark.parametrize(

@@ -1,5 +1,5 @@
 """A tiny measured project in tmp_path: a node registry, one experiment spec with its .cu file, and
-result files written through ``measure.results`` (its dataclasses, its recompute functions, its atomic
+result files written through ``measure.store.results`` (its dataclasses, its recompute functions, its atomic
 writer), so staleness and tampering are produced for real: edit the .cu and the result is stale; change
 a sample through the results module's own reader/writer and it is tampered.
 
@@ -12,10 +12,10 @@ import dataclasses
 from collections.abc import Mapping
 from pathlib import Path
 
-from measure import counters as C
-from measure import results as rs
-from measure import testing
-from measure.spec import sha256_file
+from measure.experiment.spec import sha256_file
+from measure.nsight import counters as C
+from measure.store import results as rs
+from measure.testing import synthetic as testing
 
 NODE = "h200-1"
 EXPERIMENT = "day13-transpose"
@@ -172,7 +172,7 @@ def make_result(
     root: Path, *, node: str = NODE, failed: Mapping[str, str] | None = None, counters: bool = False
 ) -> rs.Result:
     """A result whose summaries and figures are what the results module recomputes from the samples;
-    ``counters``: every kernel row carries the synthetic sm_90 counters of ``measure.testing``."""
+    ``counters``: every kernel row carries the synthetic sm_90 counters of ``measure.testing.synthetic``."""
     failed = failed or {}
     prov = provenance(root, node)
     st = settings()

@@ -1,7 +1,7 @@
 """Counters on pages: ``{{ counter }}`` in prose, counter columns in ``{{ measured }}`` tables, the
 kernel's own duration beside short launches, what "% of copy" divides by, the driver memcpy as its own
-ceiling, and the noisy mark on values in prose. Result files are real (written through measure.results,
-with synthetic counters from measure.testing)."""
+ceiling, and the noisy mark on values in prose. Result files are real (written through measure.store.results,
+with synthetic counters from measure.testing.synthetic)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""load_view: what the pages get from measure.results for real result files (written through its writer)."""
+"""load_view: what the pages get from measure.store.results for real result files (written through its writer)."""
 
 from __future__ import annotations
 

@@ -11,7 +11,7 @@ import pytest
 from mkdocs.exceptions import Abort
 from sitekit import build_site, make_site
 
-from measure import testing as T
+from measure.testing import synthetic as T
 from site_plugins.measured.expand import DIRECTIVES
 
 NB = "\u00a0"
@@ -162,8 +162,8 @@ def test_a_result_that_is_not_fresh_shows_no_observation(tmp_path: Path, expect_
 
 
 def _tamper_warnings(root: Path) -> list[str]:
-    from measure import results as R
-    from site_plugins.messages import Problem
+    from measure.store import results as R
+    from site_plugins.files.messages import Problem
 
     entry = R.load_all(root).get("toy-copy", "test-node")
     assert entry.state == "tampered"

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import plainview as pv
 
+from site_plugins.files.messages import Problem
 from site_plugins.measured import measurements_page
 from site_plugins.measured.model import Result, ResultsView
-from site_plugins.messages import Problem
 
 SENTENCE = (
     "NVIDIA H200, driver 580.159.04, CUDA 13.0 (V13.0.88), built with nvcc -O3 -arch=sm_90, "

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import plainview as pv
 
-from measure import results as R
-from measure import testingkinds as K
+from measure.store import results as R
+from measure.testing import kinds as K
 from site_plugins.measured import expand, fmt, load
 from site_plugins.measured.model import Result, Row, Table
 

@@ -1,6 +1,6 @@
 """Tiny real sites built with mkdocs in tmp_path: measured tables, values, the lint and every failure mode.
 
-Result files are written through ``measure.results`` (see measuredkit); staleness and tampering are
+Result files are written through ``measure.store.results`` (see measuredkit); staleness and tampering are
 produced for real by editing the .cu file or a raw sample.
 """
 
@@ -15,7 +15,7 @@ import pytest
 from mkdocs.exceptions import Abort
 from sitekit import build_site, make_site
 
-from measure import results
+from measure.store import results
 
 PREVIEW = "preview: true"  # entries here are unsigned; preview shows drafts (and still warns)
 NB = "\u00a0"
@@ -116,7 +116,7 @@ STALE = (
 
 
 def _stale(root: Path) -> str:
-    from measure.spec import sha256_file
+    from measure.experiment.spec import sha256_file
 
     old = sha256_file(root / kit.CU)[:12]
     (root / kit.CU).write_text(kit.SOURCE + "// a later edit\n", encoding="utf-8")

@@ -1,4 +1,4 @@
-"""The primary navigation written in Python (site_plugins/navhtml.py) is material's, element for element.
+"""The primary navigation written in Python (site_plugins/nav/material.py) is material's, element for element.
 
 Each site is built twice, in-process: once as the plugin builds it, once with the Python renderer
 declining every page so that material's own ``partials/nav-item.html`` macro writes the navigation.
@@ -16,7 +16,7 @@ import pytest
 from scalekit import config, many_terms
 from sitekit import build_site, make_site
 
-from site_plugins import navhtml
+from site_plugins.nav import material as navhtml
 
 FEATURES = """\
     - navigation.instant

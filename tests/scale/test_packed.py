@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from site_plugins.packed import PackedTexts
+from site_plugins.build.packed import PackedTexts
 
 
 def test_packed_texts_behave_as_a_dict_and_hold_less() -> None:

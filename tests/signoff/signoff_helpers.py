@@ -14,8 +14,8 @@ import tempfile
 from pathlib import Path
 
 from site_plugins import signoff
-from site_plugins.signable import Signable
 from site_plugins.signoff import keys
+from site_plugins.signoff.signable import Signable
 
 T1 = dt.datetime(2026, 12, 1, 10, 0, 0, tzinfo=dt.UTC)
 T2 = dt.datetime(2026, 12, 2, 9, 30, 0, tzinfo=dt.UTC)

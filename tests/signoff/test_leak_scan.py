@@ -27,7 +27,7 @@ from site_plugins.signoff import registry
 
 def _measuredkit() -> ModuleType:
     # The measured part's own fixture kit: a registered node, a spec and a result written through
-    # measure.results with obviously synthetic samples.
+    # measure.store.results with obviously synthetic samples.
     path = Path(__file__).resolve().parents[1] / "measured" / "measuredkit.py"
     spec = importlib.util.spec_from_file_location("measuredkit_for_signoff", path)
     assert spec is not None and spec.loader is not None
@@ -247,7 +247,7 @@ EXPECTED_WARNINGS = [
 
 
 def expected_warnings(root: Path) -> list[str]:
-    from site_plugins import schema
+    from site_plugins.files import schema
 
     reg, _ = signoff.load(root)
     e = reg.entries

@@ -12,7 +12,7 @@ import pytest
 from signoff_helpers import PEOPLE, PEOPLE_LINES, T1, T2, key_sha, plan_signature, public, ssh_signature
 
 from site_plugins import signoff
-from site_plugins.publish import Signable, decide
+from site_plugins.build.publish import Signable, decide
 
 PATH = "content/terms/tiling.md"
 TEXT = "---\ntitle: T\n---\nBody.\n"
@@ -473,7 +473,7 @@ def test_the_fast_reader_leaves_anything_unusual_to_the_bounded_one(text: str, m
 
 
 def test_the_fast_reader_gives_the_same_tree_and_lines() -> None:
-    from site_plugins import schema
+    from site_plugins.files import schema
     from site_plugins.signoff import registry
 
     text = PEOPLE + f"entries:\n  {PATH}:\n    author: {sig('Ada Author')}\n    reviewer: {rev('Rex Reviewer')}\n"

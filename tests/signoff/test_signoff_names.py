@@ -10,8 +10,8 @@ import pytest
 from signoff_helpers import public, ssh_signature
 
 from site_plugins import signoff
-from site_plugins.signable import Signable
 from site_plugins.signoff.model import ident, invisible, skeletons
+from site_plugins.signoff.signable import Signable
 
 PATH = "content/terms/tiling.md"
 S = Signable(PATH, "---\ntitle: T\n---\nBody.\n")

@@ -43,7 +43,7 @@ def loop(file: Path) -> None:
 
 KINDS: dict[str, tuple[Callable[[Path], None], str]] = {
     "latin-1": (latin1, f"{BAD}:2: not UTF-8 text (byte 0xe9 at column 11); save the file as UTF-8"),
-    # A link is refused before anything is read through it (site_plugins/textfile.py), dangling or not.
+    # A link is refused before anything is read through it (site_plugins/files/textfile.py), dangling or not.
     "dangling symlink": (dangling, f"{BAD}:1: a symbolic link, which is never followed, read or published; "
                                    "replace it with the file itself (a regular file in the repository), or delete it"),
     "folder": (folder, f"{BAD}:1: cannot be read (a folder); make it a regular text file, or remove it"),
@@ -150,7 +150,7 @@ def test_an_unreadable_signoff_yaml_is_a_problem_not_an_empty_registry(
 
 def test_signoff_yaml_that_cannot_be_written_is_an_environment_error(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
-    from site_plugins import atomic
+    from site_plugins.files import atomic
 
     init_repo(tmp_path)
     make_site(tmp_path, {"warp": GOOD})

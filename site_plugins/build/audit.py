@@ -1,0 +1,319 @@
+"""The final audit of a built site: every file, page, search record and link accounted for.
+
+Whatever built ``site/`` (MkDocs with our plugin, or an engine that ignores MkDocs plugins), the audit
+walks it and checks, against a :class:`Manifest` made from the publish decision alone:
+
+- each HTML page is site chrome, a generated page or a published entry's page (``404.html`` is the
+  theme's); each other file is a page's static file or raw code download, a file of a theme (the same
+  path and the same bytes as in the theme's folder) or of our own assets, a search index or a sitemap;
+- each search record's location and each sitemap URL is such a page;
+- no ``href``, ``src``, ``data``, ``srcset``, ``action``, ``poster``, CSS ``url()`` or refresh target in
+  any page or search record names a withheld file (a draft, an unlisted page, a stray file) however it
+  is spelled: letter case, percent-encoding, ``./`` and ``..``, ``index.html`` or a trailing slash,
+  ``.md``, a query or fragment, an absolute URL on the site's own address or a ``<base href>``;
+- each entry's static file and raw code download has exactly the bytes published (``Manifest.digests``);
+- what each page says (``Manifest.text``, :mod:`site_plugins.build.signedtext`): the marker and the text of the
+  signed version, the text of each generated and chrome page, and no words of anything unpublished.
+
+Pure over the folder and the manifest; ``gloss audit`` (:mod:`site_plugins.cli.audit`) and the plugin's
+last step call :func:`audit`. No symbolic link is followed.
+"""
+
+from __future__ import annotations
+
+import codecs
+import gzip
+import hashlib
+import html
+import json
+import os
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from html.parser import HTMLParser
+from pathlib import Path, PurePosixPath
+from urllib.parse import unquote, urlsplit
+
+from site_plugins.build import signedtext
+from site_plugins.files.messages import Problem
+
+REMEDY = ("publish only what `gloss build` stages: sign the entry, or declare the file under the gloss plugin's "
+          "'chrome:' option in mkdocs.yml")
+LINK_REMEDY = "remove the link, or sign that entry so that it is published"
+SEARCH_INDEXES = ("search/search_index.json", "search.json")  # MkDocs' search plugin; Zensical
+SITEMAPS = ("sitemap.xml", "sitemap.xml.gz")
+THEME_PAGES = ("404.html",)
+MAX_INDEX_BYTES = 256 * 1024 * 1024
+_URL_ATTRS = frozenset({"href", "src", "data", "srcset", "action", "formaction", "poster", "cite", "background",
+                        "xlink:href", "longdesc", "manifest", "codebase", "archive", "usemap", "lowsrc", "dynsrc"})
+_CSS_URL = re.compile(r"url\(\s*([\"']?)(.*?)\1\s*\)", re.IGNORECASE | re.DOTALL)
+_REFRESH = re.compile(r"url\s*=\s*['\"]?([^'\"]+)", re.IGNORECASE)
+_LOC = re.compile(r"<loc>\s*(.*?)\s*</loc>", re.IGNORECASE | re.DOTALL)
+
+
+@dataclass(frozen=True)
+class Manifest:
+    """What a published site may hold, from the publish decision (never from the built site)."""
+
+    pages: frozenset[str]  # docs paths of every page: chrome, published entries, generated pages
+    files: frozenset[str]  # site paths of every other file of ours: entries' static files, raw code
+    withheld: Mapping[str, str]  # url key -> repo-relative path of what must not be published or linked
+    site_url: str = ""
+    # (site path prefix, folder) of theme and plugin assets: a file is one when the same bytes lie there
+    asset_dirs: tuple[tuple[str, Path], ...] = ()
+    digests: Mapping[str, str] = field(default_factory=dict)  # site path -> sha256 of the bytes to publish
+    text: signedtext.Expected | None = None  # what each page must show and no page may (signedtext)
+    page_keys: frozenset[str] = field(init=False)  # for links: any spelling of a page
+    page_files: frozenset[str] = field(init=False)  # for the site's own files: the exact paths
+    page_uris: Mapping[str, str] = field(init=False)  # site path of a page's HTML -> its docs path
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "page_keys", frozenset(key(p) for p in self.pages))
+        object.__setattr__(self, "page_uris", {f: p for p in sorted(self.pages) for f in page_files(p)})
+        object.__setattr__(self, "page_files", frozenset(self.page_uris))
+
+
+def page_files(uri: str) -> tuple[str, ...]:
+    """Where a page's HTML may lie: ``terms/x.md`` at ``terms/x/index.html`` (directory URLs) or
+    ``terms/x.html``; an ``index.md`` at ``index.html`` beside it."""
+    stem = uri[:-3] if uri.endswith(".md") else uri
+    if stem == "index" or stem.endswith("/index"):
+        return (f"{stem}.html",)
+    return (f"{stem}/index.html", f"{stem}.html")
+
+
+def key(path: str) -> str:
+    """One spelling of a site path: percent-decoded, case-folded, dot segments resolved, without a
+    trailing slash, ``index.html``/``index.md`` or a ``.md``/``.html`` suffix."""
+    for _ in range(4):  # %252e: a server or a second decoder may decode twice
+        decoded = unquote(path)
+        if decoded == path:
+            break
+        path = decoded
+    parts: list[str] = []
+    for part in path.replace("\\", "/").casefold().split("/"):
+        if part in ("", "."):
+            continue
+        if part == "..":
+            if parts:
+                parts.pop()
+            continue
+        parts.append(part)
+    if parts and parts[-1] in ("index.html", "index.htm", "index.md"):
+        parts.pop()
+    if parts:
+        for suffix in (".md", ".html", ".htm"):
+            if parts[-1].endswith(suffix) and len(parts[-1]) > len(suffix):
+                parts[-1] = parts[-1][: -len(suffix)]
+                break
+    return "/".join(parts)
+
+
+def target_key(value: str, page: str, site_url: str, base: str | None = None) -> str | None:
+    """The key of the site path a URL in ``page`` (a site path) names, or None for another site."""
+    v = re.sub(r"[\t\n\r]", "", html.unescape(value)).strip().replace("\\", "/")  # as a browser reads it
+    if not v or v.startswith("#"):
+        return None
+    site = urlsplit(site_url) if site_url else None
+    scheme = re.match(r"^([a-zA-Z][a-zA-Z0-9+.-]*):", v)
+    if scheme or v.startswith("//"):
+        if scheme and scheme.group(1).lower() not in ("http", "https"):
+            return None
+        url = urlsplit(v if scheme else f"https:{v}")
+        if site is None or (url.hostname or "").casefold() != (site.hostname or "").casefold():
+            return None
+        return _under_site(url.path, site.path)
+    v = re.split(r"[?#]", v, maxsplit=1)[0]
+    if v.startswith("/"):
+        return _under_site(v, site.path if site else "")
+    if base is not None:
+        resolved = target_key(base, page, site_url)
+        folder = resolved if base.endswith("/") or resolved is None else str(PurePosixPath(resolved).parent)
+        return key(f"{folder or ''}/{v}")
+    return key(f"{PurePosixPath(page).parent.as_posix()}/{v}")
+
+
+def _under_site(path: str, prefix: str) -> str:
+    p, pre = key(path), key(prefix)
+    return p[len(pre):].lstrip("/") if pre and (p == pre or p.startswith(pre + "/")) else p
+
+
+class _Links(HTMLParser):
+    """Every URL a page names: (line, tag, attribute, value); ``base`` from ``<base href>``."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.found: list[tuple[int, str, str, str]] = []
+        self.base: str | None = None
+        self._style = False
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        line = self.getpos()[0]
+        values = {k.lower(): v or "" for k, v in attrs}
+        if tag == "base" and "href" in values and self.base is None:
+            self.base = values["href"]
+        if tag == "meta" and values.get("http-equiv", "").lower() == "refresh":
+            m = _REFRESH.search(values.get("content", ""))
+            if m:
+                self.found.append((line, tag, "content", m.group(1)))
+        for name, value in values.items():
+            if name in _URL_ATTRS:
+                parts = [p.strip().split()[0] for p in value.split(",") if p.strip()] if name.endswith("srcset") \
+                    else [value]
+                self.found += [(line, tag, name, p) for p in parts]
+            elif name == "style":
+                self.found += [(line, tag, "style", m.group(2)) for m in _CSS_URL.finditer(value)]
+            elif name == "srcdoc":  # a whole document inside the attribute: its links count too
+                self.found += [(line, tag, "srcdoc", v) for _, _, _, v in links(value)[0]]
+        self._style = tag == "style"
+
+    handle_startendtag = handle_starttag
+
+    def handle_data(self, data: str) -> None:
+        if self._style:
+            line = self.getpos()[0]
+            self.found += [(line, "style", "url", m.group(2)) for m in _CSS_URL.finditer(data)]
+
+    def handle_endtag(self, tag: str) -> None:
+        self._style = False
+
+
+def links(markup: str) -> tuple[list[tuple[int, str, str, str]], str | None]:
+    parser = _Links()
+    parser.feed(markup)
+    parser.close()
+    return parser.found, parser.base
+
+
+def link_problems(label: str, page: str, markup: str, manifest: Manifest) -> list[Problem]:
+    """A problem per URL in ``markup`` (from the site path ``page``) that names a withheld file."""
+    out = []
+    found, base = links(markup)
+    for line, tag, attr, value in found:
+        k = target_key(value, page, manifest.site_url, base)
+        if k is not None and k in manifest.withheld and k not in manifest.page_keys:
+            out.append(Problem(label, line, f"<{tag} {attr}> points to '{value.strip()}', which is "
+                                            f"{manifest.withheld[k]}, not published", LINK_REMEDY))
+    return out
+
+
+def walk(site: Path) -> Iterator[tuple[str, bool]]:
+    """(site path, is a symbolic link) of every file and link under ``site``, links not followed."""
+    for folder, dirs, files in os.walk(site, followlinks=False):
+        here = Path(folder)
+        for name in sorted(files + [d for d in dirs if (here / d).is_symlink()]):
+            p = here / name
+            yield p.relative_to(site).as_posix(), p.is_symlink()
+
+
+def audit(site: Path, manifest: Manifest, label: str | None = None) -> list[Problem]:
+    """Every finding in ``site`` (each reported as ``label/site-path``), sorted; none means clean."""
+    prefix = (label if label is not None else site.as_posix()).rstrip("/")
+    out: list[Problem] = []
+    for rel, linked in walk(site):
+        where = f"{prefix}/{rel}"
+        path = site / rel
+        if linked:
+            out.append(Problem(where, 1, "a symbolic link; a published site holds regular files only", REMEDY))
+            continue
+        lower = rel.casefold()
+        if lower.endswith((".html", ".htm", ".xhtml")):
+            if rel not in manifest.page_files and rel not in THEME_PAGES:  # (TERMS/X/ is another page)
+                out.append(Problem(where, 1, "a page that is neither site chrome nor a published entry", REMEDY))
+            markup = decode(path.read_bytes())
+            out += link_problems(where, rel, markup, manifest)
+            if manifest.text is not None:
+                out += signedtext.page_problems(where, manifest.page_uris.get(rel), markup, manifest.text)
+        elif rel in SEARCH_INDEXES:
+            out += _search_problems(where, path, manifest)
+        elif rel in SITEMAPS:
+            out += _sitemap_problems(where, path, manifest)
+        elif rel in manifest.files:
+            want = manifest.digests.get(rel)
+            if want is not None and digest(path.read_bytes()) != want:
+                out.append(Problem(where, 1, "a file whose bytes are not the version published (as signed with "
+                                             "the entry that uses it, or the code file as published)", REMEDY))
+        elif not _is_asset(rel, path, manifest.asset_dirs):
+            out.append(Problem(where, 1, "a file that is neither a theme asset, site chrome nor a published "
+                                         "entry's file", REMEDY))
+    return sorted(set(out))
+
+
+def decode(data: bytes) -> str:
+    """A page's text as a browser decodes it: by its byte-order mark, else UTF-8 (what every engine writes)."""
+    for bom, encoding in ((codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"),
+                          (codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF16_LE, "utf-16"),
+                          (codecs.BOM_UTF16_BE, "utf-16")):
+        if data.startswith(bom):
+            return data.decode(encoding, errors="replace")
+    return data.decode("utf-8", errors="replace")
+
+
+def digest(data: bytes) -> str:
+    return "sha256:" + hashlib.sha256(data).hexdigest()
+
+
+def _is_asset(rel: str, path: Path, dirs: tuple[tuple[str, Path], ...]) -> bool:
+    size = path.stat().st_size
+    for prefix, folder in dirs:
+        if not rel.startswith(prefix):
+            continue
+        theirs = folder / rel[len(prefix):]
+        if theirs.is_file() and theirs.stat().st_size == size and theirs.read_bytes() == path.read_bytes():
+            return True
+    return False
+
+
+def _search_problems(where: str, path: Path, manifest: Manifest) -> list[Problem]:
+    raw = path.read_bytes()[:MAX_INDEX_BYTES + 1]
+    try:
+        data = json.loads(raw) if len(raw) <= MAX_INDEX_BYTES else None
+    except ValueError:
+        data = None
+    docs = data.get("docs", data.get("items")) if isinstance(data, dict) else None
+    if not isinstance(docs, list):
+        return [Problem(where, 1, "a search index that cannot be read as one", REMEDY)]
+    out = []
+    for i, record in enumerate(docs, start=1):
+        loc = record.get("location") if isinstance(record, dict) else None
+        if not isinstance(loc, str):
+            out.append(Problem(where, i, "a search record without a location", REMEDY))
+            continue
+        if _page_of(loc) not in manifest.page_files:  # (a location is a site path, "" the home page)
+            out.append(Problem(where, i, f"search record '{loc}' {_what(key(loc.split('#', 1)[0]), manifest)}",
+                               REMEDY))
+        text = record.get("text")
+        if isinstance(text, str):
+            out += [Problem(where, i, p.problem, p.remedy) for p in
+                    link_problems(where, _page_of(loc), text, manifest)]
+        if manifest.text is not None:
+            title = record.get("title")
+            out += signedtext.record_problems(where, i, title if isinstance(title, str) else "",
+                                              text if isinstance(text, str) else "", manifest.text)
+    return out
+
+
+def _what(k: str, manifest: Manifest) -> str:
+    withheld = manifest.withheld.get(k)
+    return f"is {withheld}, not published" if withheld else "is not a published page"
+
+
+def _page_of(location: str) -> str:
+    page = location.split("#", 1)[0]
+    return f"{page}index.html" if page.endswith("/") or not page else page
+
+
+def _sitemap_problems(where: str, path: Path, manifest: Manifest) -> list[Problem]:
+    raw = path.read_bytes()
+    try:
+        text = (gzip.decompress(raw) if path.suffix == ".gz" else raw).decode("utf-8", errors="replace")
+    except (OSError, EOFError):
+        return [Problem(where, 1, "a sitemap that cannot be read as one", REMEDY)]
+    out = []
+    for m in _LOC.finditer(text):
+        url = html.unescape(m.group(1))
+        k = target_key(url, "index.html", manifest.site_url)
+        if k is not None and k not in manifest.page_keys:
+            line = text.count("\n", 0, m.start()) + 1
+            out.append(Problem(where, line, f"sitemap URL '{url}' {_what(k, manifest)}", REMEDY))
+    return out

@@ -1,0 +1,59 @@
+"""``gloss``: the command line the MkDocs plugins share their logic with.
+
+Owns: the `gloss` commands (argv in, exit code out) but measure, links, compare and export.
+May import: site_plugins.build, site_plugins.content, site_plugins.files, site_plugins.links,
+    site_plugins.measured, site_plugins.signoff, measure.store.
+
+Each command group lives in its own module and is imported only when asked for, so ``gloss --help``
+and ``gloss measure ...`` run on a verification node without MkDocs, and nothing imports PyCUDA unless a
+GPU command runs. Exit codes: 0 ok, 1 check failed, 2 usage or environment error.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from collections.abc import Callable, Sequence
+
+# command -> (module, function, one-line help)
+COMMANDS: dict[str, tuple[str, str, str]] = {
+    "check": ("site_plugins.cli.check", "main", "run every check the build runs, without building"),
+    "build": ("site_plugins.cli.build", "main", "build the site; a failed build keeps the last good one"),
+    "audit": ("site_plugins.cli.audit", "main", "check that a built site (any engine's) holds only what is published"),
+    "measure": ("measure.cli", "main", "run, verify and list measurements (run needs a verification node)"),
+    "links": ("site_plugins.links.cli", "main", "check source links and record evidence"),
+    "compare": ("measure.report.cli", "compare_main", "compare two sets of results row by row (faster/slower/same)"),
+    "export": ("measure.report.cli", "export_main", "write results as Google Benchmark or Bencher (BMF) JSON"),
+    "new": ("site_plugins.cli.scaffold", "new_main", "scaffold a new term or lesson"),
+    "sign": ("site_plugins.cli.sign", "sign_main", "sign an entry as its author or reviewer"),
+    "status": ("site_plugins.cli.status", "status_main", "show each entry's sign-off state"),
+    "diff": ("site_plugins.cli.status", "diff_main", "show what changed in an entry since sign-off"),
+    "signers": ("site_plugins.cli.signers", "main", "export keys and sign-offs for stock `ssh-keygen -Y verify`"),
+}
+
+
+def usage() -> str:
+    width = max(len(c) for c in COMMANDS)
+    lines = ["usage: gloss COMMAND [ARGS...]", "", "commands:"]
+    lines += [f"  {name:<{width}}  {help_}" for name, (_, _, help_) in COMMANDS.items()]
+    lines += ["", "Run 'gloss COMMAND --help' for a command's options."]
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if not args or args[0] in ("-h", "--help"):
+        print(usage())
+        return 0 if args else 2
+    name, rest = args[0], args[1:]
+    if name not in COMMANDS:
+        print(f"gloss: unknown command '{name}'\n\n{usage()}", file=sys.stderr)
+        return 2
+    module_name, func_name, _ = COMMANDS[name]
+    module = importlib.import_module(module_name)
+    func: Callable[[list[str]], int] = getattr(module, func_name)
+    return func(rest)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
