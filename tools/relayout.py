@@ -19,7 +19,7 @@ What it does, in order (no behaviour change; every module keeps its code):
 3. The few edits a regex cannot see (:data:`LITERAL_EDITS`: files found next to a module by
    ``__file__``); each must match exactly once or the script stops before touching anything.
 4. Writes each new package's ``__init__.py`` (what it owns, what it may import), the layering test
-   ``tests/foundation/test_layout.py``, and the README's "Where each part lives" rows.
+   ``tests/foundation/test_package_layout.py``, and the README's "Where each part lives" rows.
 5. Sorts the rewritten imports with ruff (``ruff check --select I --fix``) when ruff is installed.
 
 It refuses to run twice: when every module is already at its new place it says so and exits 0; a
@@ -131,7 +131,7 @@ MOVES: dict[str, str] = {
 }
 
 # package -> (what it is, what it owns, what it may import). The last line is checked by
-# tests/foundation/test_layout.py: a module of the package importing outside it fails the suite.
+# tests/foundation/test_package_layout.py: a module of the package importing outside it fails the suite.
 PACKAGES: dict[str, tuple[str, str, str]] = {
     "site_plugins.cli": (
         "`gloss` (entry point `site_plugins.cli:main`) and its commands, one module each; argparse plumbing "
@@ -436,7 +436,7 @@ def main(argv: list[str] | None = None) -> int:
         else:
             init.write_text(init_text(package), encoding="utf-8")
         git("add", str(init))
-    test = Path("tests/foundation/test_layout.py")
+    test = Path("tests/foundation/test_package_layout.py")
     test.write_text(LAYOUT_TEST, encoding="utf-8")
     git("add", str(test))
     # 5. Import order, as ruff's isort wants it after the package names changed.
