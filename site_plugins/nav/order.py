@@ -108,6 +108,11 @@ def arrange(nav: Navigation, lab: Labels) -> Navigation:
     previous/next links following the new order."""
     items = sorted(nav.items, key=_rank)  # stable: MkDocs' order within a rank
     _relabel(items, lab, True)
+    return relink(items)
+
+
+def relink(items: Sequence[object]) -> Navigation:
+    """A navigation of ``items`` whose parents and previous/next links follow their (new) order."""
     ordered: list[Page] = []
 
     def walk(children: Sequence[object], parent: Section | None) -> None:
@@ -122,4 +127,4 @@ def arrange(nav: Navigation, lab: Labels) -> Navigation:
     ends: list[Page | None] = [None, *ordered, None]
     for before, page, after in zip(ends[:-2], ordered, ends[2:], strict=True):
         page.previous_page, page.next_page = before, after
-    return Navigation(items, ordered)
+    return Navigation(list(items), ordered)

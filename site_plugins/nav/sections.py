@@ -26,6 +26,7 @@ from mkdocs.structure.pages import Page
 
 from site_plugins.build.render import OTHER_INITIAL as OTHER
 from site_plugins.build.render import UNSEARCHED, az_initial, rel
+from site_plugins.nav.order import relink
 
 LETTER_PAGES = "terms/letters"
 RUNS_PER_PAGE = 5  # a letter of more runs lists them on its page, and each run its terms on a page of its own
@@ -156,7 +157,7 @@ def regroup(nav: Navigation, index_uri: str, letters: Sequence[Letter]) -> tuple
     for child in children:
         if isinstance(child, Section):
             grouped_sections += [child, *(c for c in child.children if isinstance(c, Section))]
-    return _relink(nav.items), Focus(grouped_sections)
+    return relink(nav.items), Focus(grouped_sections)
 
 
 def _section_of(items: Sequence[object], index_uri: str) -> Section | None:
@@ -180,22 +181,6 @@ def _collect(items: Sequence[object], pages: dict[str, Page], others: list[objec
             others.append(item)  # links stay
 
 
-def _relink(items: list[object]) -> Navigation:
-    ordered: list[Page] = []
-
-    def walk(children: Sequence[object], parent: Section | None) -> None:
-        for item in children:
-            item.parent = parent  # type: ignore[attr-defined]
-            if isinstance(item, Page):
-                ordered.append(item)
-            elif isinstance(item, Section):
-                walk(item.children, item)
-
-    walk(items, None)
-    ends: list[Page | None] = [None, *ordered, None]
-    for before, page, after in zip(ends[:-2], ordered, ends[2:], strict=True):
-        page.previous_page, page.next_page = before, after
-    return Navigation(items, ordered)
 
 
 def _page_head(title: str) -> str:

@@ -1,8 +1,9 @@
 """The package layout holds: no import circle; each package imports only what its __init__ declares.
 
-Written by tools/relayout.py (issue 25). A package's ``May import:`` line names the other packages of
-the project its modules may import; importing anything else means the layering changed, so the line
-(and the README's "Where each part lives" table) must change with it, in review.
+Written with the relayout of issue 25 (tools/relayout.py, removed once it had run: see git log). A
+package's ``May import:`` line names the other packages of the project its modules may import;
+importing anything else means the layering changed, so the line (and the README's "Where each part
+lives" table) must change with it, in review.
 """
 
 from __future__ import annotations
