@@ -23,7 +23,7 @@ from mkdocs.structure.files import File, Files
 from mkdocs.structure.nav import Navigation
 from mkdocs.structure.pages import Page
 
-from site_plugins.build import audit, checks, pipeline, render, signedtext, staging, stash
+from site_plugins.build import audit, checks, pipeline, render, searchindex, signedtext, staging, stash
 from site_plugins.build.incremental import Incremental, date_back
 from site_plugins.files.messages import Problem
 from site_plugins.links import evidence
@@ -230,6 +230,9 @@ class GlossPlugin(BasePlugin[GlossConfig]):
     def _after_search(self, context: Any, /, *, page: Page, config: MkDocsConfig, nav: Navigation) -> Any:
         # After the search plugin (listed first) has indexed the page: the charts repeat the tables.
         self.focus.show(page)  # the template then walks only this page's own letter
+        build = self.build
+        if build is not None and page.file.src_uri in build.term_tips:
+            searchindex.boost_title_only(_search_entries(config), page.url)
         st = self.stashes.pop(page.file.src_uri, None)
         if st and page.content is not None:
             page.content = stash.restore(page.content, st, late=True)
@@ -318,6 +321,13 @@ def _shown(site: Path, root: Path) -> str:
         return site.relative_to(root).as_posix()
     except ValueError:
         return site.as_posix()
+
+
+def _search_entries(config: MkDocsConfig) -> list[dict[str, Any]]:
+    """Material's search index records so far ([] without material's search plugin)."""
+    index = getattr(config.plugins.get("material/search"), "search_index", None)
+    entries = getattr(index, "entries", None)
+    return entries if isinstance(entries, list) else []
 
 
 def _line_mentioning(text: str, needle: str) -> int:

@@ -184,6 +184,53 @@ def serve_round_trips(root: Path, edits: int, dirty: bool = True, timeout: float
     return times
 
 
+def _plain_key(n: int) -> dict[str, str]:
+    """What decides the plain site of ``n`` terms and its build: its Markdown and mkdocs.yml as written, and the
+    versions. A plain figure from another run counts only where all of these are the same (our plugin's code
+    does not enter a plain build)."""
+    import hashlib
+    from importlib.metadata import version
+
+    import synthetic
+
+    h = hashlib.sha256(synthetic.gloss_options((HERE.parent.parent / "mkdocs.yml").read_text(encoding="utf-8"),
+                                               None).encode())
+    for i in range(n):
+        h.update(synthetic.term(i, False).encode())
+    return {"plain inputs": h.hexdigest()[:16], "python": sys.version.split()[0], "mkdocs": version("mkdocs"),
+            "mkdocs-material": version("mkdocs-material")}
+
+
+def _write_json(path: Path, figs: list[Figures]) -> None:
+    """Atomically: a 100-minute plain build's figure survives whatever fails after it."""
+    import dataclasses
+    import datetime
+
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=HERE, capture_output=True, text=True)
+    doc = {"date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+           "commit": commit.stdout.strip(), "cores": os.cpu_count(),
+           "figures": [{**dataclasses.asdict(f), "key": _plain_key(f.terms) if f.kind == "plain" else None}
+                       for f in figs]}
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def _read_peer(path: Path, sizes: list[int]) -> tuple[list[Figures], str]:
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    figs = []
+    for f in doc["figures"]:
+        if f["kind"] != "plain" or f["terms"] not in sizes:
+            continue
+        key = f.pop("key")
+        if key != _plain_key(f["terms"]):
+            raise SystemExit(f"{path}: plain at {f['terms']:,} terms was built from other inputs ({key}; now "
+                             f"{_plain_key(f['terms'])}); build plain again")
+        figs.append(Figures(**f))
+    return figs, (f"plain at {', '.join(f'{f.terms:,}' for f in figs)} terms from {path} ({doc['date']}, commit "
+                  f"{doc['commit']}): not built in this run")
+
+
 def _mib(n: int) -> str:
     return f"{n / 2**20:8.1f}"
 
@@ -268,6 +315,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=1, help="build each site this many times and report the "
                         "fastest build (default 1)")
     parser.add_argument("--keep", type=Path, help="write the sites here and keep them")
+    parser.add_argument("--json", type=Path, help="also write every build's figures here, with the date, "
+                        "commit and versions (for --peer)")
+    parser.add_argument("--peer", type=Path, help="plain material's figures from an earlier --json run, for the "
+                        "sizes this run does not build plain (plain at 10,000 terms takes about 100 minutes); "
+                        "the report names the file and its date")
     parser.add_argument("--build-one", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.build_one:
@@ -283,6 +335,11 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--repeat takes a whole number of at least 1")
     base = args.keep or Path(tempfile.mkdtemp(prefix="gloss-bench-"))
     figs: list[Figures] = []
+    peer_note = ""
+    if args.peer:
+        plain_now = set(sizes) if "plain" in kinds else set()
+        peer, peer_note = _read_peer(args.peer, [n for n in sizes if n not in plain_now])
+        figs.extend(peer)
     serve: list[float] = []
     serve_full: list[float] = []
     titles: list[float] = []
@@ -296,6 +353,8 @@ def main(argv: list[str] | None = None) -> int:
                 # of several builds of the same site is the least disturbed one.
                 figs.append(min((build(root, n, kind) for _ in range(args.repeat)), key=lambda f: f.seconds))
                 print(f"built {n} terms, {kind}: {figs[-1].seconds:.2f} s", file=sys.stderr, flush=True)
+                if args.json:
+                    _write_json(args.json, figs)
         if args.serve_terms:
             root = base / f"{args.serve_terms}-serve"
             shutil.rmtree(root, ignore_errors=True)
@@ -310,6 +369,8 @@ def main(argv: list[str] | None = None) -> int:
     builds = "one build" if args.repeat == 1 else f"the fastest of {args.repeat} builds"
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores; {builds} of each kind per size, each in a "
           "fresh process; KB = 1,000 bytes")
+    if peer_note:
+        print(peer_note)
     print(text)
     return 0 if ok else 1
 

@@ -394,7 +394,8 @@ def home_notice(t: Tally, *, preview: bool) -> str:
         text = (f"This preview shows all {_entries(t.total)}. {t.waiting} of them {await_} sign-off by their author "
                 "and a reviewer: each carries a banner, and the published site (<code>make site</code>) leaves "
                 f"{'it' if t.waiting == 1 else 'them'} out.")
-        return _notice(title, text)
+        # (Like the drafts' banners: the preview's own word on itself is no search text.)
+        return _notice(title, text, ' data-search-exclude')
     if t.published == 0:
         title = "Nothing is published yet"
         text = (f"None of the {_entries(t.total)} (terms and lessons) has been signed by its author and a "
@@ -406,8 +407,8 @@ def home_notice(t: Tally, *, preview: bool) -> str:
     return _notice(title, text)
 
 
-def _notice(title: str, text: str) -> str:
-    return (f'<div class="admonition note gloss-unpublished" role="note"><p class="admonition-title">{title}</p>'
+def _notice(title: str, text: str, attrs: str = "") -> str:
+    return (f'<div class="admonition note gloss-unpublished" role="note"{attrs}><p class="admonition-title">{title}</p>'
             f"<p>{text}</p></div>")
 
 

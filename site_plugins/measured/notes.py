@@ -94,4 +94,4 @@ def noisy_mark(rows: Sequence[Row]) -> str:
     if not names:
         return ""
     title = " / ".join(f"{n}: {NOISY}" for n in names)
-    return f'<sup class="gloss-noisy-mark" title="{escape(title)}">~</sup>'
+    return f'<sup class="gloss-noisy-mark" title="{escape(title)}" data-search-exclude>~</sup>'

@@ -57,6 +57,8 @@ def measurements_page(view: ResultsView, embedded_by: dict[str, list[tuple[str, 
         "<th>Embedded by</th></tr></thead>",
         '<tbody markdown="1">',
     ]
+    # The "Embedded by" cells are left out of the search index: they repeat the titles of pages that are
+    # indexed on their own (as the A-Z does).
     for exp in ids:
         results: list[Result | None] = list(view.for_experiment(exp)) or [None]
         pages = embedded_by.get(exp, [])
@@ -77,7 +79,7 @@ def measurements_page(view: ResultsView, embedded_by: dict[str, list[tuple[str, 
             out.append(
                 f'<tr markdown="1" id="{escape(exp)}{"-" + escape(r.node) if r else ""}">'
                 f"<td><code>{escape(exp)}</code></td><td{detail}>{node}</td><td>{gpu}</td>"
-                f'<td>{captured}</td><td>{state_cell}</td><td markdown="span">{links}</td></tr>'
+                f'<td>{captured}</td><td>{state_cell}</td><td markdown="span" data-search-exclude>{links}</td></tr>'
             )
     out += ["</tbody>", "</table>", "</div>", ""]
     problems = [r for r in view.results if r.state != "fresh"]

@@ -288,7 +288,8 @@ def _embed(
                 kernel = f" (kernel {fmt.number(k)})" if k else ""
                 values.append(f"{vkey} {r.kernel} {c}: {fmt.prose(unit, x)}{kernel}")
         note = f'<td class="gloss-note">{escape(note_cells[r.kernel])}</td>' if any_notes else ""
-        mark = ' <span class="gloss-suspect-mark" title="suspect">\u26a0</span>' if r.suspect else ""
+        mark = (' <span class="gloss-suspect-mark" title="suspect" data-search-exclude>\u26a0</span>'
+                if r.suspect else "")
         mark += notes.noisy_mark([r])
         cls = ' class="gloss-suspect"' if r.suspect else ""
         # Cells apart, so that the search index reads each figure as a word of its own ("2,404", not
@@ -431,7 +432,8 @@ def _suspect_mark(rows: Sequence[Row]) -> str:
     reasons = [f"{r.kernel}: suspect: {'; '.join(r.suspect)}" for r in rows if r.suspect]
     if not reasons:
         return ""
-    return f'<sup class="gloss-suspect-mark" title="{escape(" / ".join(reasons))}">\u26a0</sup>'
+    # A mark is no search word (the reason is in its title); material keeps <sup> tags in its index.
+    return f'<sup class="gloss-suspect-mark" title="{escape(" / ".join(reasons))}" data-search-exclude>\u26a0</sup>'
 
 
 _MD_SPECIAL = {c: f"&#{ord(c)};" for c in "*_[]`\\<>&|"}

@@ -81,8 +81,8 @@ def test_suspect_and_noisy_rows_are_marked_with_their_reason() -> None:
     md, problems, _ = run("{{ measured day13-transpose size=2003x3001 }}\n")
     assert problems == []
     assert (
-        '<tr class="gloss-suspect"><td><code>copy</code> <span class="gloss-suspect-mark" title="suspect">\u26a0'
-        "</span></td>"
+        '<tr class="gloss-suspect"><td><code>copy</code> <span class="gloss-suspect-mark" title="suspect" '
+        'data-search-exclude>\u26a0</span></td>'
     ) in md
     assert '<td class="gloss-note">1</td>' in md
     assert '<td class="gloss-note">1, 2</td>' in md
@@ -242,7 +242,7 @@ def test_values_from_suspect_rows_carry_the_suspect_mark() -> None:
         "{{ ratio day13-transpose size=2003x3001 num=copy den=naive }}.\n"
     )
     assert problems == []
-    mark = '<sup class="gloss-suspect-mark" title="{}">\u26a0</sup>'
+    mark = '<sup class="gloss-suspect-mark" title="{}" data-search-exclude>\u26a0</sup>'
     assert f"{NB}GB/s</span>{mark.format('copy: suspect: working set fits in L2')} and" in md
     assert mark.format("copy: suspect: working set fits in L2 / naive: suspect: working set fits in L2") in md
     assert values[0] == f"day13-transpose/2003x3001/h200-1 copy gbps: 2,404{NB}GB/s"  # the number, not the mark

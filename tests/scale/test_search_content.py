@@ -58,3 +58,24 @@ def test_text_repeated_on_every_page_is_not_indexed(index: list[dict[str, str]])
     assert not [t for t in terms if "on verification node h200-1" in t]  # a run's provenance sentence
     # The Measurements page still says where each run was measured.
     assert [d for d in index if d["location"].startswith("measurements/") and "h200-1" in d["text"]]
+
+
+def test_only_a_terms_own_record_carries_the_boost(index: list[dict[str, str]]) -> None:
+    # Material copies a page's boost onto every section record; only the page's own record ranks it.
+    for i in range(N):
+        slug = f"terms/term-{i:04d}/"
+        records = [d for d in index if d["location"].startswith(slug)]
+        assert len(records) > 1
+        assert [d["location"] for d in records if "boost" in d] == [slug]
+    assert not [d for d in index if "boost" in d and not d["location"].startswith("terms/")]
+
+
+def test_marks_and_lists_of_titles_are_not_search_words(index: list[dict[str, str]]) -> None:
+    texts = " ".join(d["text"] for d in index)
+    assert "\u26a0" not in texts  # a suspect row's or value's mark (its reason is the mark's title)
+    assert "<sup>" not in texts
+    home = next(d for d in index if d["location"] == "")
+    assert "This preview shows" not in home["text"]  # the preview's word on itself
+    measurements = next(d for d in index if d["location"] == "measurements/")
+    assert "bench-" in measurements["text"]  # found by experiment...
+    assert "What is" not in measurements["text"]  # ...but the pages that embed it are indexed on their own
