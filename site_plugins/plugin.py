@@ -72,15 +72,16 @@ class GlossPlugin(BasePlugin[GlossConfig]):
 
     def on_startup(self, *, command: str, dirty: bool) -> None:
         # (Defining this event also keeps the plugin object across the rebuilds of one `mkdocs serve`.)
-        if command == "serve":
-            self.reuse = pipeline.Reuse()
-        if command == "serve" and dirty:
-            self.incremental = Incremental()
+        self.reuse = pipeline.Reuse() if command == "serve" else None
+        self.incremental = Incremental() if command == "serve" and dirty else None
 
     def on_shutdown(self) -> None:
         if self.incremental is not None:
             self.incremental.close()
         self._drop_stage()
+        # MkDocs keeps this object for the rest of the process (it defines on_startup): a build that follows
+        # the serve session in the same process must not inherit serve's reuse, which skips the audit.
+        self.reuse, self.incremental = None, None
 
     @property
     def preview(self) -> bool:

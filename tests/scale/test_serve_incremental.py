@@ -128,3 +128,20 @@ def test_a_rename_to_another_letter_moves_it_in_every_navigation(session: Sessio
     for i in new_letter:
         assert "What is zz moved?" in session.page(f"terms/{term_slug(i)}").read_text(encoding="utf-8")
     assert "zz moved" in session.page("terms/letters/z").read_text(encoding="utf-8")
+
+
+def test_a_build_after_the_serve_session_in_the_same_process_is_audited(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                         expect_warnings: Any) -> None:
+    # MkDocs keeps a plugin object that defines on_startup for the rest of the process; serve's reuse (which
+    # skips the final audit) must end with the session, or a published build after it goes unaudited.
+    expect_warnings.add(DIRTY, DIRTY)
+    monkeypatch.setenv("GLOSS_PREVIEW", "1")
+    root = make(tmp_path / "project", 3)
+    monkeypatch.chdir(root)
+    s = Session(root, tmp_path / "site")
+    plugin = s.plugins["gloss"]
+    assert plugin.reuse is not None  # type: ignore[attr-defined]
+    s.close()
+    again = load_config(str(root / "mkdocs.yml"), site_dir=str(tmp_path / "site2"))
+    assert again.plugins["gloss"] is plugin  # (what MkDocs does; the reason for this test)
+    assert plugin.reuse is None and plugin.incremental is None  # type: ignore[attr-defined]
