@@ -24,7 +24,7 @@ from mkdocs.structure.nav import Navigation
 from mkdocs.structure.pages import Page
 
 from site_plugins.build import audit, checks, pipeline, render, searchindex, signedtext, staging, stash
-from site_plugins.build.incremental import Incremental, date_back
+from site_plugins.build.incremental import Incremental, date_back, template_cache
 from site_plugins.files.messages import Problem
 from site_plugins.links import evidence
 from site_plugins.nav import material as navhtml
@@ -51,6 +51,9 @@ class GlossConfig(base.Config):
     page must be a term or a lesson: an unlisted page is left out and fails a strict build."""
     nav_max_terms = c.Type(int, default=60)
     """The most terms one navigation section lists; a larger letter of the A–Z is cut into runs."""
+    template_cache = c.Type(bool, default=True)
+    """Keep the theme's compiled templates between builds (Jinja's bytecode cache); GLOSS_TEMPLATE_CACHE=0
+    also turns it off."""
 
 
 class GlossPlugin(BasePlugin[GlossConfig]):
@@ -199,6 +202,8 @@ class GlossPlugin(BasePlugin[GlossConfig]):
         self.focus.show(None)  # the 404 page comes next: every letter as one link, without walking its terms
         if self.incremental is not None:
             env.bytecode_cache = self.incremental.templates
+        elif self.config.template_cache and os.environ.get("GLOSS_TEMPLATE_CACHE", "") != "0":
+            env.bytecode_cache = template_cache()
         return env
 
     def on_page_markdown(self, markdown: str, /, *, page: Page, config: MkDocsConfig, files: Files) -> str:

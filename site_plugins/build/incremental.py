@@ -106,6 +106,19 @@ class CompiledTemplates(jinja2.BytecodeCache):
         self.store[bucket.key] = bucket.bytecode_to_string()
 
 
+def template_cache() -> jinja2.BytecodeCache | None:
+    """Jinja's own cache of compiled templates on disk, for builds outside ``mkdocs serve``: MkDocs compiles
+    the theme's templates afresh in every build (about 0.13 s of a 1 s build at 100 terms; material's
+    templates are the same from one build to the next). Jinja keys each template by its name and the
+    checksum of its source, and its bytecode by Python's and Jinja's versions, so a changed template or
+    interpreter is compiled again; it writes atomically, in a folder of the user's own that it checks
+    (``$TMPDIR/_jinja2-cache-UID``). None where Jinja finds no such folder: the build compiles as before."""
+    try:
+        return jinja2.FileSystemBytecodeCache()
+    except (RuntimeError, OSError):
+        return None
+
+
 def date_back(path: str) -> None:
     """Make a built page older than any source so that a dirty build rebuilds it (if it exists)."""
     with contextlib.suppress(FileNotFoundError):

@@ -98,7 +98,7 @@ def plan(root: Path, docs_dir: str, build: Build, *, chrome: Collection[str], pr
             out.pages[uri] = text
     uses = {e.path: targets(e.src_uri, e.body) for e in shown}
     used = set().union(*uses.values())
-    wanted = set().union(*(targets(e.src_uri, e.body) for e in build.content.entries()), used)
+    wanted: set[str] | None = None  # what any entry names, drafts included: needed only for a stray file
     for uri in sorted(present):
         if uri.endswith(".md") or any(part.startswith(".") for part in uri.split("/")):
             continue  # pages are decided above; dot files (.gitkeep, editor files) are never published
@@ -120,7 +120,11 @@ def plan(root: Path, docs_dir: str, build: Build, *, chrome: Collection[str], pr
                     out.problems.append(Problem(rel, 1, UNSIGNED, UNSIGNED_REMEDY))
                 else:
                     out.statics[uri] = signed
-        elif uri not in wanted:  # (a file only a draft uses waits with that draft, unreported)
+        else:
+            if wanted is None:
+                wanted = set().union(*(targets(e.src_uri, e.body) for e in build.content.entries()), used)
+            if uri in wanted:
+                continue  # (a file only a draft uses waits with that draft, unreported)
             out.problems.append(Problem(f"{docs_dir}/{uri}", 1, STRAY, STRAY_REMEDY))
     staged = set(out.pages) | set(out.statics)
     out.left_out = sorted((present | set(_linked(root, docs_dir))) - staged)

@@ -65,14 +65,54 @@ class _Refused(yaml.MarkedYAMLError):
         self.remedy = remedy
 
 
-class _BoundedLoader(yaml.SafeLoader):
-    """Composes within bounds: nesting depth capped; aliases refused, or (where allowed) never cyclic."""
+class _Bounds:
+    """The composer's bounds, shared by both loaders: nesting depth capped; aliases refused, or (where
+    allowed) never cyclic."""
+
+    allow_aliases: bool
+    depth: int
+    open_anchors: set[str]
+
+    def _bounds_init(self, allow_aliases: bool) -> None:
+        self.allow_aliases = allow_aliases
+        self.depth = 0
+        self.open_anchors = set()
+
+    def compose_node(self, parent: yaml.Node | None, index: int) -> yaml.Node | None:
+        event = self.peek_event()  # type: ignore[attr-defined]
+        if isinstance(event, yaml.AliasEvent):
+            if not self.allow_aliases:
+                raise _Refused(event.start_mark, f"YAML alias '*{event.anchor}' is not allowed here",
+                               "write the value out in full")
+            if event.anchor in self.open_anchors:
+                raise _Refused(event.start_mark, f"YAML alias '*{event.anchor}' refers to the value that holds it",
+                               "remove the alias; a value cannot contain itself")
+            return super().compose_node(parent, index)  # type: ignore[misc, no-any-return]
+        anchor = getattr(event, "anchor", None)
+        if anchor is not None and not self.allow_aliases:
+            raise _Refused(event.start_mark, f"YAML anchor '&{anchor}' is not allowed here",
+                           "remove it and write each value out in full")
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            raise _Refused(event.start_mark, f"the YAML is nested more than {MAX_DEPTH} levels deep",
+                           "flatten it; no key here needs that much nesting")
+        if anchor is not None:
+            self.open_anchors.add(anchor)
+        try:
+            return super().compose_node(parent, index)  # type: ignore[misc, no-any-return]
+        finally:
+            self.depth -= 1
+            if anchor is not None:
+                self.open_anchors.discard(anchor)
+
+
+class _BoundedLoader(_Bounds, yaml.SafeLoader):
+    """PyYAML's pure-Python scanner and parser, bounded: it gives every refusal and syntax error its
+    message and line (the fast loader hands every document it cannot take to this one)."""
 
     def __init__(self, text: str, allow_aliases: bool) -> None:
         super().__init__(text)
-        self.allow_aliases = allow_aliases
-        self.depth = 0
-        self.open_anchors: set[str] = set()
+        self._bounds_init(allow_aliases)
 
     def _too_deep(self) -> _Refused:
         return _Refused(self.get_mark(), f"the YAML is nested more than {MAX_DEPTH} levels deep",
@@ -89,31 +129,45 @@ class _BoundedLoader(yaml.SafeLoader):
             raise self._too_deep()
         return super().add_indent(column)
 
-    def compose_node(self, parent: yaml.Node | None, index: int) -> yaml.Node | None:
-        event = self.peek_event()  # type: ignore[no-untyped-call]
-        if isinstance(event, yaml.AliasEvent):
-            if not self.allow_aliases:
-                raise _Refused(event.start_mark, f"YAML alias '*{event.anchor}' is not allowed here",
-                               "write the value out in full")
-            if event.anchor in self.open_anchors:
-                raise _Refused(event.start_mark, f"YAML alias '*{event.anchor}' refers to the value that holds it",
-                               "remove the alias; a value cannot contain itself")
-            return super().compose_node(parent, index)
-        anchor = getattr(event, "anchor", None)
-        if anchor is not None and not self.allow_aliases:
-            raise _Refused(event.start_mark, f"YAML anchor '&{anchor}' is not allowed here",
-                           "remove it and write each value out in full")
-        self.depth += 1
-        if self.depth > MAX_DEPTH:
-            raise self._too_deep()
-        if anchor is not None:
-            self.open_anchors.add(anchor)
+
+_CParser: Any
+try:  # libyaml's scanner and parser, where PyYAML was built with it
+    from yaml._yaml import CParser as _CParser
+except ImportError:  # pragma: no cover (then every document takes the pure loader)
+    _CParser = None
+
+if _CParser is not None:
+    class _FastBoundedLoader(_Bounds, yaml.composer.Composer, _CParser, yaml.resolver.Resolver):  # type: ignore[misc]
+        """libyaml's scanner and parser (C: about ten times faster than PyYAML's own, whose scanning was most
+        of the build's time spent reading front matter and specs) under the same Python composer, bounds and
+        resolver, so the nodes are the ones the pure loader composes (but that a plain scalar's style is ""
+        rather than None, and an indentless sequence's flow_style False rather than None: both falsy). Work
+        stays linear in the text: libyaml keeps no per-level state that grows out of bounds, and the composer
+        caps nesting as before."""
+
+        def __init__(self, text: str, allow_aliases: bool) -> None:
+            _CParser.__init__(self, text)
+            yaml.composer.Composer.__init__(self)
+            yaml.resolver.Resolver.__init__(self)
+            self._bounds_init(allow_aliases)
+
+
+def _compose(text: str, allow_aliases: bool) -> yaml.Node | None:
+    """The fast loader's node, or the pure loader's verdict (its exception) for anything the fast one does not
+    take: the problems and their lines stay those of PyYAML's own messages."""
+    if _CParser is not None:
+        fast = _FastBoundedLoader(text, allow_aliases)
         try:
-            return super().compose_node(parent, index)
+            return fast.get_single_node()
+        except yaml.YAMLError:
+            pass
         finally:
-            self.depth -= 1
-            if anchor is not None:
-                self.open_anchors.discard(anchor)
+            fast.dispose()
+    loader = _BoundedLoader(text, allow_aliases)
+    try:
+        return loader.get_single_node()
+    finally:
+        loader.dispose()
 
 
 def expanded_size(node: yaml.Node, limit: int = MAX_EXPANDED_NODES) -> int:
@@ -149,17 +203,14 @@ def parse_yaml(text: str, path: str, first_line: int = 1, *, allow_aliases: bool
     control = textfile.control_problem(text, path, first_line)
     if control:
         return None, [control]
-    loader = _BoundedLoader(text, allow_aliases)
     try:
-        node = loader.get_single_node()
+        node = _compose(text, allow_aliases)
     except _Refused as exc:
         return None, [Problem(path, first_line + exc.line, exc.problem or "", exc.remedy)]
     except yaml.MarkedYAMLError as exc:
         return None, [_syntax_problem(exc, path, first_line)]
     except yaml.YAMLError as exc:  # e.g. a reader error without a mark
         return None, [Problem(path, first_line, f"unreadable YAML ({exc})", "fix the YAML syntax")]
-    finally:
-        loader.dispose()
     if node is not None and allow_aliases and expanded_size(node) > MAX_EXPANDED_NODES:
         return None, [Problem(path, first_line + node.start_mark.line,
                               f"the YAML expands to more than {MAX_EXPANDED_NODES:,} values through its aliases",
@@ -182,14 +233,21 @@ def _syntax_problem(exc: yaml.MarkedYAMLError, path: str, first_line: int) -> Pr
 
 
 def _shift(node: yaml.Node, by: int) -> None:
-    # Marks are shared between nodes in some cases; shift each mark object once.
-    seen: set[int] = set()
+    # libyaml's marks are read-only: each node gets moved copies (one per mark object, as marks are shared).
+    moved: dict[int, yaml.Mark] = {}
+
+    def move(mark: Any) -> yaml.Mark:
+        if id(mark) not in moved:
+            moved[id(mark)] = yaml.Mark(mark.name, mark.index, mark.line + by, mark.column, None, 0)
+        return moved[id(mark)]
+
+    done: set[int] = set()  # an aliased node is reached more than once; it moves once
 
     def visit(n: yaml.Node) -> None:
-        for mark in (n.start_mark, n.end_mark):
-            if id(mark) not in seen:
-                seen.add(id(mark))
-                mark.line += by
+        if id(n) in done:
+            return
+        done.add(id(n))
+        n.start_mark, n.end_mark = move(n.start_mark), move(n.end_mark)
         if isinstance(n, yaml.MappingNode):
             for k, v in n.value:
                 visit(k)

@@ -15,9 +15,7 @@ import datetime as dt
 import functools
 import unicodedata
 from dataclasses import dataclass, field
-from typing import Literal
-
-import regex
+from typing import Any, Literal
 
 from site_plugins.files import schema
 
@@ -29,15 +27,21 @@ State = Literal["draft", "awaiting-review", "signed", "changed"]
 # control characters, private-use, unassigned and surrogate code points, line and paragraph separators,
 # and the few blanks that are none of these but draw nothing (Braille blank, Hangul fillers are DI).
 # The ``regex`` module carries the Unicode property tables; the standard library has no DI property.
-_INVISIBLE = regex.compile(r"[\p{Default_Ignorable_Code_Point}\p{Cc}\p{Cf}\p{Co}\p{Cn}\p{Cs}\p{Zl}\p{Zp}"
-                           r"\u2800\ufffc]")
-_IGNORABLE = regex.compile(r"\p{Default_Ignorable_Code_Point}")
+# (Compiled on first use: the module's import costs a few milliseconds every build, and only a project
+# with people in signoff.yaml compares names.)
+@functools.cache
+def _patterns() -> tuple[Any, Any]:
+    import regex
+
+    invisible = regex.compile(r"[\p{Default_Ignorable_Code_Point}\p{Cc}\p{Cf}\p{Co}\p{Cn}\p{Cs}\p{Zl}\p{Zp}"
+                              r"\u2800\ufffc]")
+    return invisible, regex.compile(r"\p{Default_Ignorable_Code_Point}")
 
 
 def invisible(name: str) -> list[tuple[int, str]]:
     """(1-based character position, ``U+XXXX NAME``) for each character of ``name`` a reader cannot see."""
     out = []
-    for m in _INVISIBLE.finditer(name):
+    for m in _patterns()[0].finditer(name):
         ch = m.group()
         out.append((m.start() + 1, f"U+{ord(ch):04X} {unicodedata.name(ch, 'unnamed')}"))
     return out
@@ -45,13 +49,14 @@ def invisible(name: str) -> list[tuple[int, str]]:
 
 def shown(name: str) -> str:
     """``name`` with every invisible character spelt out as <U+XXXX>, so that a message shows it."""
-    return "".join(f"<U+{ord(ch):04X}>" if _INVISIBLE.fullmatch(ch) else ch for ch in name)
+    invisible_ = _patterns()[0]
+    return "".join(f"<U+{ord(ch):04X}>" if invisible_.fullmatch(ch) else ch for ch in name)
 
 
 def _visible(name: str) -> str:
     # NFKC first (it can produce ignorables, e.g. from compatibility forms), then drop them, then NFKC
     # again because removing one may leave a sequence that composes.
-    text = _IGNORABLE.sub("", unicodedata.normalize("NFKC", name))
+    text = _patterns()[1].sub("", unicodedata.normalize("NFKC", name))
     return unicodedata.normalize("NFKC", text)
 
 
@@ -77,11 +82,11 @@ def _prototypes() -> dict[str, str]:
         return ch
 
     for char, found in confusables.confusables_data.items():
-        a = _IGNORABLE.sub("", char)  # the table wraps right-to-left glyphs in U+200E marks
+        a = _patterns()[1].sub("", char)  # the table wraps right-to-left glyphs in U+200E marks
         if len(a) != 1:
             continue
         for h in found:
-            b = _IGNORABLE.sub("", h["c"])
+            b = _patterns()[1].sub("", h["c"])
             if len(b) == 1:
                 ra, rb = find(a), find(b)
                 if ra != rb:
