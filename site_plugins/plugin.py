@@ -261,6 +261,9 @@ class GlossPlugin(BasePlugin[GlossConfig]):
         self._drafts_linked(page, [h for h in hits if h in build.hidden])
         # (Memory) packed until the page is written (see stash.park); its anchors and title are known by now.
         self.parked[page.file.src_uri] = stash.park(html)
+        # MkDocs keeps every page's Markdown to the end of the build, though nothing reads it once converted
+        # ("", not None: MkDocs takes a page whose Markdown is None for one not read yet, without a title).
+        page.markdown = ""
         return ""
 
     def _drafts_linked(self, page: Page, targets: list[str]) -> None:

@@ -7,6 +7,7 @@ call it directly, without MkDocs.
 from __future__ import annotations
 
 import dataclasses
+import zlib
 from collections.abc import Callable, Collection, MutableMapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -111,11 +112,19 @@ class Staged:
     """An entry's published-form expansion and excerpts, computed once per build and shared by the
     sign-off fingerprint and the page."""
 
-    expansion: measured.Expansion
+    facts: measured.Expansion  # the expansion but its Markdown: problems, values shown, experiments
+    # (Memory) the expansion's Markdown, packed: every entry's expansion (its tables and charts as HTML,
+    # about 12 KB a term) waits from the start of the build until its page is rendered; packed, a quarter.
+    packed: bytes
     excerpts: list[Excerpt]
     files: dict[str, str]  # every code file the page publishes (whole-file page, raw download) -> its text
     excerpt_problems: list[Problem] = field(default_factory=list)
     statics: tuple[tuple[str, str], ...] = ()  # (path, sha256) of each static file the body names
+
+
+    @property
+    def expansion(self) -> measured.Expansion:
+        return dataclasses.replace(self.facts, markdown=zlib.decompress(self.packed).decode("utf-8"))
 
 
 def stage(root: Path, entry: Entry, view: measured.ResultsView, tree: Tree | None = None) -> Staged:
@@ -123,8 +132,9 @@ def stage(root: Path, entry: Entry, view: measured.ResultsView, tree: Tree | Non
     excerpts, problems = entry_excerpts(root, entry, tree)
     files = {ex.file: text for ex in excerpts if (text := tree.read(ex.file)) is not None}
     docs_dir = entry.path[: len(entry.path) - len(entry.src_uri)].rstrip("/")
-    return Staged(expand_body(entry, view, preview=False), excerpts, files, problems,
-                  entryfiles.statics(tree, docs_dir, entry.src_uri, entry.body))
+    expansion = expand_body(entry, view, preview=False)
+    return Staged(dataclasses.replace(expansion, markdown=""), zlib.compress(expansion.markdown.encode("utf-8"), 1),
+                  excerpts, files, problems, entryfiles.statics(tree, docs_dir, entry.src_uri, entry.body))
 
 
 def signable(root: Path, entry: Entry, view: measured.ResultsView, staged: Staged | None = None) -> Signable:
@@ -133,7 +143,7 @@ def signable(root: Path, entry: Entry, view: measured.ResultsView, staged: Stage
     file its body names."""
     staged = staged or stage(root, entry, view)
     quoted = tuple(ex.text for ex in staged.excerpts if ex.region) if entry.kind == "term" else ()
-    return Signable(entry.path, entry.text, tuple(staged.expansion.shown_values), quoted,
+    return Signable(entry.path, entry.text, tuple(staged.facts.shown_values), quoted,
                     tuple(sorted(staged.files.items())), staged.statics)
 
 
@@ -223,7 +233,7 @@ def prepare(root: Path, docs_dir: str = "content", *, preview: bool = False,
         if not visible(e):
             build.hidden[e.src_uri] = e.title
             # A draft is not rendered, but its broken embeds are still problems: CI keeps drafts honest.
-            build.problems += staged[e.path].expansion.problems
+            build.problems += staged[e.path].facts.problems
             continue
         old = None
         if st.text is not None and not preview:
@@ -252,7 +262,7 @@ def prepare(root: Path, docs_dir: str = "content", *, preview: bool = False,
         mine = staged.pop(e.path)  # each expansion is let go once its page is rendered (memory)
         # The working copy renders exactly as it was fingerprinted: reuse that. (Preview differs from the
         # published form only where an embed or a figure has a problem: it marks them in place.)
-        if uri not in snapshots and (not preview or not mine.expansion.problems):
+        if uri not in snapshots and (not preview or not mine.facts.problems):
             expansion, excerpts = mine.expansion, mine.excerpts
             build.code_files.update(mine.files)
         elif uri in snapshots:

@@ -92,7 +92,7 @@ def load_project(root: Path, docs_dir: str) -> Project:
     def entry_problems(path: str) -> list[Problem]:
         found = list(by_path.get(path, []))
         if path in staged:
-            found += staged[path].expansion.problems + staged[path].excerpt_problems
+            found += staged[path].facts.problems + staged[path].excerpt_problems
         return sorted(set(found))
 
     empty = {e.path for e in content.entries() if not e.body.strip()}

@@ -31,8 +31,11 @@ LESSON_FILE = re.compile(r"^day(\d{2})-([a-z0-9]+(?:-[a-z0-9]+)*)$")
 class FrontMatter:
     yaml_text: str
     yaml_line: int  # file line of the first YAML line
-    body: str
+    body_start: int  # where the body starts in the text
     body_line: int
+
+    def body(self, text: str) -> str:
+        return text[self.body_start:]
 
 
 def split_front_matter(text: str) -> FrontMatter | None:
@@ -41,7 +44,7 @@ def split_front_matter(text: str) -> FrontMatter | None:
         return None
     yaml_text = m.group(1) or ""
     body_line = text[: m.end()].count("\n") + 1
-    return FrontMatter(yaml_text, 2, text[m.end():], body_line)
+    return FrontMatter(yaml_text, 2, m.end(), body_line)
 
 
 def parse_entry(kind: Kind, path: str, src_uri: str, text: str) -> tuple[Entry | None, list[Problem]]:
@@ -65,14 +68,14 @@ def _parse(kind: Kind, path: str, src_uri: str, text: str) -> tuple[Entry | None
     node, problems = parse_yaml(fm.yaml_text, path, fm.yaml_line)
     if problems:
         return None, problems
-    deep = yaml_strings_problem(node, path) or nesting_problem(fm.body, path, fm.body_line)
+    deep = yaml_strings_problem(node, path) or nesting_problem(fm.body(text), path, fm.body_line)
     if deep:  # Python-Markdown would recurse past its stack on it: the entry is never handed to MkDocs
         return None, [deep]
     schema: type[TermMeta] | type[LessonMeta] = TermMeta if kind == "term" else LessonMeta
     value, problems = build(schema, node, path)
     if value is None:
         return None, problems
-    return Entry(kind, stem, path, src_uri, text, value, fm.body, fm.body_line), problems
+    return Entry(kind, stem, path, src_uri, text, value, fm.body_start, fm.body_line), problems
 
 
 def _markdown_files(folder: Path) -> Iterator[Path]:
