@@ -202,14 +202,19 @@ def _plain_key(n: int) -> dict[str, str]:
             "mkdocs-material": version("mkdocs-material")}
 
 
-def _write_json(path: Path, figs: list[Figures]) -> None:
-    """Atomically: a 100-minute plain build's figure survives whatever fails after it."""
+def _commit() -> str:
+    out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=HERE, capture_output=True, text=True)
+    return out.stdout.strip()
+
+
+def _write_json(path: Path, figs: list[Figures], commit: str) -> None:
+    """Atomically: a 100-minute plain build's figure survives whatever fails after it. ``commit``: the code's
+    when the run started (the date is when the file was written)."""
     import dataclasses
     import datetime
 
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=HERE, capture_output=True, text=True)
     doc = {"date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
-           "commit": commit.stdout.strip(), "cores": os.cpu_count(),
+           "commit": commit, "cores": os.cpu_count(),
            "figures": [{**dataclasses.asdict(f), "key": _plain_key(f.terms) if f.kind == "plain" else None}
                        for f in figs]}
     tmp = path.with_name(path.name + ".tmp")
@@ -344,6 +349,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--repeat takes a whole number of at least 1")
     base = args.keep or Path(tempfile.mkdtemp(prefix="gloss-bench-"))
     figs: list[Figures] = []
+    started = _commit()
     peer_note = ""
     if args.peer:
         plain_now = set(sizes) if "plain" in kinds else set()
@@ -371,7 +377,7 @@ def main(argv: list[str] | None = None) -> int:
                     figs.append(min((build(root, n, what) for _ in range(args.repeat)), key=lambda f: f.seconds))
                     print(f"built {n} terms, {what}: {figs[-1].seconds:.2f} s", file=sys.stderr, flush=True)
                 if args.json:
-                    _write_json(args.json, figs)
+                    _write_json(args.json, figs, started)
         if args.serve_terms:
             root = base / f"{args.serve_terms}-serve"
             shutil.rmtree(root, ignore_errors=True)
@@ -383,6 +389,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.keep is None:
             shutil.rmtree(base, ignore_errors=True)
     text, ok = report(figs, serve, serve_full, args.serve_terms, titles)
+    if peer_note:
+        text = text.replace("gloss / plain, same run:", "gloss / plain (plain from the file above if not built now):")
     builds = "one build" if args.repeat == 1 else f"the fastest of {args.repeat} builds"
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores; {builds} of each kind per size, each in a "
           "fresh process; KB = 1,000 bytes")
