@@ -25,6 +25,7 @@ from mkdocs.structure.pages import Page
 
 from site_plugins.build import audit, checks, pipeline, render, searchindex, signedtext, staging, stash
 from site_plugins.build.incremental import Incremental, date_back, template_cache
+from site_plugins.build.packed import Packed
 from site_plugins.files.messages import Problem
 from site_plugins.links import evidence
 from site_plugins.nav import material as navhtml
@@ -64,7 +65,7 @@ class GlossPlugin(BasePlugin[GlossConfig]):
         self.docs_dir = "content"
         self.draft_links: list[Problem] = []
         self.stashes: dict[str, stash.Stash] = {}  # page src_uri -> finished HTML kept away from Markdown
-        self.parked: dict[str, bytes] = {}  # page src_uri -> its HTML, packed until the page is written
+        self.parked: dict[str, Packed] = {}  # page src_uri -> its HTML, packed until the page is written
         self.incremental: Incremental | None = None  # set under `mkdocs serve --dirty`
         self.focus = site_nav.Focus([])
         self.reuse: pipeline.Reuse | None = None  # set under `mkdocs serve`: work kept between rebuilds
@@ -223,7 +224,7 @@ class GlossPlugin(BasePlugin[GlossConfig]):
             markdown = self.checked.handwritten.get(uri, markdown)
         # (The home page's notice and the tooltips, as the audit's own rendering adds them: signedtext.)
         markdown = render.handed(uri, markdown, build.states, build.term_tips, preview=self.preview)
-        markdown, self.stashes[uri] = stash.stash(markdown)
+        markdown, self.stashes[uri] = stash.stash(markdown, build.packing)
         return markdown
 
     @event_priority(100)  # before the search plugin reads the page
@@ -260,7 +261,7 @@ class GlossPlugin(BasePlugin[GlossConfig]):
         html, hits = render.unlink_hidden_html(html, page.file.src_uri, page.url, render.hidden_targets(gone))
         self._drafts_linked(page, [h for h in hits if h in build.hidden])
         # (Memory) packed until the page is written (see stash.park); its anchors and title are known by now.
-        self.parked[page.file.src_uri] = stash.park(html)
+        self.parked[page.file.src_uri] = stash.park(html, build.packing)
         # MkDocs keeps every page's Markdown to the end of the build, though nothing reads it once converted
         # ("", not None: MkDocs takes a page whose Markdown is None for one not read yet, without a title).
         page.markdown = ""

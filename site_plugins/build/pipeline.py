@@ -7,7 +7,6 @@ call it directly, without MkDocs.
 from __future__ import annotations
 
 import dataclasses
-import zlib
 from collections.abc import Callable, Collection, MutableMapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -15,7 +14,7 @@ from pathlib import Path, PurePosixPath
 from site_plugins import measured
 from site_plugins.build import publish, render
 from site_plugins.build.images import external_images
-from site_plugins.build.packed import PackedTexts
+from site_plugins.build.packed import Packed, PackedTexts, pack, packing, unpack
 from site_plugins.content import (
     Content,
     Entry,
@@ -47,6 +46,7 @@ class Build:
 
     # docs src_uri -> Markdown; held compressed from here until MkDocs reads each page (memory)
     pages: MutableMapping[str, str] = field(default_factory=PackedTexts)
+    packing: bool = True  # whether this build packs what it holds (see packed.PACK_FROM)
     hidden: dict[str, str] = field(default_factory=dict)  # docs src_uri of unpublished entries -> title
     code_files: dict[str, str] = field(default_factory=dict)  # code/x/y.cu -> file text (raw copy)
     term_tips: dict[str, str] = field(default_factory=dict)  # docs src_uri of a term -> its definition
@@ -115,7 +115,7 @@ class Staged:
     facts: measured.Expansion  # the expansion but its Markdown: problems, values shown, experiments
     # (Memory) the expansion's Markdown, packed: every entry's expansion (its tables and charts as HTML,
     # about 12 KB a term) waits from the start of the build until its page is rendered; packed, a quarter.
-    packed: bytes
+    packed: Packed
     excerpts: list[Excerpt]
     files: dict[str, str]  # every code file the page publishes (whole-file page, raw download) -> its text
     excerpt_problems: list[Problem] = field(default_factory=list)
@@ -124,16 +124,17 @@ class Staged:
 
     @property
     def expansion(self) -> measured.Expansion:
-        return dataclasses.replace(self.facts, markdown=zlib.decompress(self.packed).decode("utf-8"))
+        return dataclasses.replace(self.facts, markdown=unpack(self.packed))
 
 
-def stage(root: Path, entry: Entry, view: measured.ResultsView, tree: Tree | None = None) -> Staged:
+def stage(root: Path, entry: Entry, view: measured.ResultsView, tree: Tree | None = None, *,
+          packed: bool = True) -> Staged:
     tree = tree or WorkTree(root)
     excerpts, problems = entry_excerpts(root, entry, tree)
     files = {ex.file: text for ex in excerpts if (text := tree.read(ex.file)) is not None}
     docs_dir = entry.path[: len(entry.path) - len(entry.src_uri)].rstrip("/")
     expansion = expand_body(entry, view, preview=False)
-    return Staged(dataclasses.replace(expansion, markdown=""), zlib.compress(expansion.markdown.encode("utf-8"), 1),
+    return Staged(dataclasses.replace(expansion, markdown=""), pack(expansion.markdown, packed),
                   excerpts, files, problems, entryfiles.statics(tree, docs_dir, entry.src_uri, entry.body))
 
 
@@ -200,13 +201,14 @@ def prepare(root: Path, docs_dir: str = "content", *, preview: bool = False,
     is the most terms one navigation section lists (see :mod:`site_plugins.nav.sections`); ``reuse`` carries work
     over from the previous build of the same project (``mkdocs serve``)."""
     content, problems = load_content(root, docs_dir)
-    build = Build(problems=list(problems), content=content)
+    on = packing(len(content.terms) + len(content.lessons))
+    build = Build(pages=PackedTexts(on=on), packing=on, problems=list(problems), content=content)
     view = reuse.refresh(root) if reuse else measured.load_view(root)
     build.view = view
     build.problems += view.problems  # every spec, result and node file, embedded or not
     checked = checked or (lambda url: None)
     kept = reuse.staged if reuse else {}
-    staged = {e.path: kept.get((e.path, e.text)) or stage(root, e, view) for e in content.entries()}
+    staged = {e.path: kept.get((e.path, e.text)) or stage(root, e, view, packed=on) for e in content.entries()}
     if reuse:
         reuse.staged = {(e.path, e.text): staged[e.path] for e in content.entries()}
     signables = [signable(root, e, view, staged[e.path]) for e in content.entries()]

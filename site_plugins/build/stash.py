@@ -19,8 +19,9 @@ from __future__ import annotations
 
 import re
 import secrets
-import zlib
 from dataclasses import dataclass, field
+
+from site_plugins.build.packed import Packed, pack, unpack
 
 BLOCK = re.compile(r'^<(div|p) class="gloss-[a-z-]+"[^\n]*</\1>$')
 SVG = re.compile(r"<svg\b.*?</svg>", re.S)
@@ -33,15 +34,17 @@ class Stash:
     blocks: list[str] = field(default_factory=list)  # restored into the HTML Markdown made
     # restored after search indexing; compressed meanwhile (memory: every page's charts wait at once
     # between MkDocs' reading of all pages and the writing of each; an SVG chart packs to about a quarter)
-    late: list[bytes] = field(default_factory=list)
+    late: list[Packed] = field(default_factory=list)
+    packing: bool = True
 
     def mark(self, kind: str, n: int) -> str:
         return f"<!--gloss-stash:{self.key}:{kind}{n}-->"
 
 
-def stash(markdown: str) -> tuple[str, Stash]:
-    """``markdown`` with every finished block of ours replaced by a comment, and what was taken."""
-    st = Stash()
+def stash(markdown: str, packing: bool = True) -> tuple[str, Stash]:
+    """``markdown`` with every finished block of ours replaced by a comment, and what was taken (its charts
+    packed if ``packing``)."""
+    st = Stash(packing=packing)
     if 'class="gloss-' not in markdown:
         return markdown, st
     lines = markdown.split("\n")
@@ -63,7 +66,7 @@ def stash(markdown: str) -> tuple[str, Stash]:
 
 def _cut_charts(html: str, st: Stash) -> str:
     def cut(m: re.Match[str]) -> str:
-        st.late.append(zlib.compress(m.group(0).encode("utf-8"), 1))
+        st.late.append(pack(m.group(0), st.packing))
         return st.mark("s", len(st.late) - 1)
 
     return SVG.sub(cut, html)
@@ -71,7 +74,7 @@ def _cut_charts(html: str, st: Stash) -> str:
 
 def restore(html: str, st: Stash, *, late: bool) -> str:
     """Put back the blocks (``late=False``) or the charts (``late=True``) taken from this page."""
-    kind, items = ("s", [zlib.decompress(c).decode("utf-8") for c in st.late]) if late else ("b", st.blocks)
+    kind, items = ("s", [unpack(c) for c in st.late]) if late else ("b", st.blocks)
     if not items:
         return html
     for n, block in enumerate(items):
@@ -81,11 +84,11 @@ def restore(html: str, st: Stash, *, late: bool) -> str:
     return html
 
 
-def park(html: str) -> bytes:
-    """A finished page's HTML, packed while it waits to be written. MkDocs converts every page before it
-    writes the first, so every page's HTML is held at once; packed, it takes about a third of the room."""
-    return zlib.compress(html.encode("utf-8"), 1)
+def park(html: str, packing: bool = True) -> Packed:
+    """A finished page's HTML, packed (if ``packing``) while it waits to be written. MkDocs converts every
+    page before it writes the first, so every page's HTML is held at once; packed, about a third of the room."""
+    return pack(html, packing)
 
 
-def unpark(packed: bytes) -> str:
-    return zlib.decompress(packed).decode("utf-8")
+def unpark(packed: Packed) -> str:
+    return unpack(packed)
