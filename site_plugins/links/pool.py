@@ -56,8 +56,10 @@ def _importing_aiohttp() -> Iterator[None]:
     file, and the caller's values are put back right after. Were the default verifying context ever
     reached, it would trust no certificate and refuse every one: a mistake here fails closed.
 
-    The import also makes some 22,000 objects the garbage collector tracks, and they all stay alive: its
-    58 collections during the import find nothing and cost about 9 ms, so it is paused meanwhile."""
+    The import also makes some 22,000 objects the garbage collector tracks, all alive as long as the
+    process: the collector is paused during the import and then freezes what is alive (``gc.freeze``, as
+    :func:`site_plugins.links.run._few_collections` does for the check), so that it never traverses them
+    (paused alone, its first collection after the import would: about 5 ms either way)."""
     if "aiohttp" in sys.modules:  # already imported (by a test, say): nothing to save
         yield
         return
@@ -69,6 +71,7 @@ def _importing_aiohttp() -> Iterator[None]:
         yield
     finally:
         if collecting:
+            gc.freeze()
             gc.enable()
         for name, value in saved.items():
             if value is None:
