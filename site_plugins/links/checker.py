@@ -227,8 +227,9 @@ class Checker:
         attempt = _Attempt(url=page)
         try:
             try:
-                async with asyncio.timeout_at(started + s.pass_budget):
-                    outcome = await self._pass(client, page, key, cited, attempt, held, started + s.pass_budget)
+                first_ends = started + s.pass_budget
+                async with asyncio.timeout_at(first_ends):
+                    outcome = await self._pass(client, page, key, cited, attempt, held, first_ends)
             except TimeoutError:
                 outcome = self._deadline_outcome(attempt, s.pass_budget, "first pass")
             first = self._results(page, cited, outcome, 1, loop.time() - started)
@@ -294,7 +295,7 @@ class Checker:
         """Tries until a definite answer, the retries are used up, or the next try would not fit."""
         s = self.settings
         loop = asyncio.get_running_loop()
-        fragments = {f for f in (split_fragment(u)[1] for u in cited) if f}
+        fragments = {f for u in cited if "#" in u and (f := split_fragment(u)[1])}
         while True:
             attempt.tries += 1
             attempt.hops = []
