@@ -31,7 +31,7 @@ import contextlib
 import datetime as dt
 import random
 import ssl
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 from urllib.parse import urljoin, urlsplit, urlunsplit
@@ -210,10 +210,35 @@ class Checker:
                         on_result(r)
 
             try:
-                await asyncio.gather(*(one(p, c) for p, c in pages.items()))
+                await self._start_in_waves([one(p, c) for p, c in pages.items()])
             finally:
                 self._slow_lane.close()
         return {u: results[u] for u in dict.fromkeys(urls)}
+
+    async def _start_in_waves(self, lives: list[Coroutine[None, None, None]]) -> None:
+        """``asyncio.gather(*lives)``, the tasks started ``concurrency`` at a time, one loop turn apart.
+
+        Started all at once, every page runs its first step (up to waiting for a slot) before the loop
+        gets back to the network: 1,000 pages held the first request back by about 15 ms, 10,000 by
+        about 100 ms (bench/links/README.md). In waves, the first pages' connections are under way
+        while the later ones queue. Pages still take slots in their order (each wave after the one
+        before it), and a cancellation or error ends them as gather would."""
+        loop = asyncio.get_running_loop()
+        wave = max(self.settings.concurrency, 1)
+        tasks: list[asyncio.Task[None]] = []
+        try:
+            for first in range(0, len(lives), wave):
+                if first:
+                    await asyncio.sleep(0)
+                tasks += [loop.create_task(life) for life in lives[first:first + wave]]
+        except BaseException:  # cancelled between two waves: end what started, as gather would
+            for life in lives[len(tasks):]:
+                life.close()  # never started: no "never awaited" warning
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            raise
+        await asyncio.gather(*tasks)
 
     async def _life(self, client: Sender, page: str, key: str, cited: list[str], gate: HostGate,
                     ) -> list[Result]:
