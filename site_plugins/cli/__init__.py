@@ -70,7 +70,7 @@ def entry() -> NoReturn:
 
     - the command's modules, imported here with the collector paused (about 3 ms of a check's start-up);
     - at the exit, everything still alive: the interpreter's shutdown would otherwise traverse it all once
-      more (the HTTP stack, a run's results), about 35 ms of a 1,000-URL check's CPU. The exit is
+      more (the HTTP stack, a run's results), about 37 ms of a 1,000-URL check's CPU. The exit is
       otherwise the usual one: atexit handlers, stream flushing and the exit status are as before; only
       finalizers of objects in reference cycles do not run, and the links commands close every file
       they write before they return.

@@ -222,7 +222,7 @@ class Checker:
         gets back to the network: 1,000 pages held the first request back by about 15 ms, 10,000 by
         about 100 ms (bench/links/README.md). In waves, the first pages' connections are under way
         while the later ones queue. Pages still take slots in their order (each wave after the one
-        before it), and a cancellation or error ends them as gather would."""
+        before it), and a cancellation ends them all as it would end gather."""
         loop = asyncio.get_running_loop()
         wave = max(self.settings.concurrency, 1)
         tasks: list[asyncio.Task[None]] = []

@@ -48,7 +48,7 @@ def _importing_aiohttp() -> Iterator[None]:
     """Around the first ``import aiohttp`` of the process: its default TLS contexts left empty, and no
     garbage collection.
 
-    aiohttp (3.10 to at least 3.14) builds two TLS contexts when it is imported (``aiohttp.connector``:
+    aiohttp (3.14, as installed here) builds two TLS contexts when it is imported (``aiohttp.connector``:
     ``_SSL_CONTEXT_VERIFIED`` and ``_SSL_CONTEXT_UNVERIFIED``), each loading the system's CA store: about
     40 ms of CPU, a fifth of the checker's start-up (bench/links/README.md). The checker never uses them:
     every session that can open a TLS connection gets the context of :func:`ssl_context` (see
@@ -58,8 +58,9 @@ def _importing_aiohttp() -> Iterator[None]:
 
     The import also makes some 22,000 objects the garbage collector tracks, all alive as long as the
     process: the collector is paused during the import and then freezes what is alive (``gc.freeze``, as
-    :func:`site_plugins.links.run._few_collections` does for the check), so that it never traverses them
-    (paused alone, its first collection after the import would: about 5 ms either way)."""
+    :func:`site_plugins.links.run._few_collections` does for the check), so that it never traverses them.
+    That saves about 5 ms; pausing alone saves nothing, as the first collection after the import then
+    traverses everything the import made."""
     if "aiohttp" in sys.modules:  # already imported (by a test, say): nothing to save
         yield
         return
