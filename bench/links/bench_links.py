@@ -30,6 +30,7 @@ Only 127.0.0.x is contacted; the servers stop when the benchmark ends.
 from __future__ import annotations
 
 import argparse
+import compileall
 import json
 import os
 import resource
@@ -117,6 +118,10 @@ def main(argv: list[str] | None = None) -> int:
         "linkchecker": version(linkchecker), "lychee": version(lychee), "layouts": {}}
     print(f"{figures['date']}, {os.cpu_count()} CPUs, load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; "
           f"Python {figures['python']}, {figures['lychee']}, {figures['linkchecker']}")
+    # gloss runs from bytecode, as `make` installs it (it compiles the project after pip install -e): a
+    # module edited since, with PYTHONDONTWRITEBYTECODE set, would otherwise be compiled at every start.
+    compileall.compile_dir(ROOT / "site_plugins", quiet=1)
+    compileall.compile_dir(ROOT / "measure", quiet=1)
     failed = False
     with tempfile.TemporaryDirectory(prefix="bench-links-") as tmp:
         work = Path(tmp)

@@ -3,8 +3,9 @@
 ``site_plugins.files.schema`` checks YAML nodes (it keeps line numbers for hand-written files); result files
 are machine-written JSON holding long lists of raw samples, for which a round trip through YAML nodes
 costs seconds. This checker walks the same kind of declaration (the dataclasses in
-:mod:`measure.store.results`) over plain Python data and words its problems like ``schema.describe`` does.
-JSON has no lines worth pointing at, so problems carry line 0 and a dotted key path.
+:mod:`measure.store.results`) over plain Python data and words its problems as the YAML checker does
+(``site_plugins.files.fields.describe``, which imports no YAML). JSON has no lines worth pointing at,
+so problems carry line 0 and a dotted key path.
 """
 
 from __future__ import annotations
@@ -16,8 +17,8 @@ import types
 import typing
 from typing import Any, TypeVar, Union, get_args, get_origin
 
+from site_plugins.files.fields import describe
 from site_plugins.files.messages import Problem
-from site_plugins.files.schema import describe
 
 T = TypeVar("T")
 

@@ -1,7 +1,5 @@
-"""``python -m site_plugins.cli``: the same as ``gloss`` (the package's ``main``)."""
+"""``python -m site_plugins.cli``: the same as ``gloss`` (the package's ``entry``)."""
 
-import sys
+from site_plugins.cli import entry
 
-from site_plugins.cli import main
-
-sys.exit(main())
+entry()

@@ -5,8 +5,9 @@ declares its shape once as a dataclass; :func:`build` checks a YAML node against
 ``path:line: problem; remedy`` for each mismatch, so no module sprinkles its own ``isinstance`` checks.
 
 Supported field types: ``str``, ``int``, ``float``, ``bool``, ``Literal[...]``, ``list[T]``,
-``dict[str, T]``, ``T | None`` and nested dataclasses. Field metadata (see :func:`meta`) gives the YAML
-key when it differs from the attribute name and a short description used in remedies.
+``dict[str, T]``, ``T | None`` and nested dataclasses. Field metadata (see
+:func:`~site_plugins.files.fields.meta`, re-exported here) gives the YAML key when it differs from the
+attribute name and a short description used in remedies.
 
 This module must not import MkDocs: the measurement runner uses it on verification nodes.
 """
@@ -25,21 +26,14 @@ from typing import Any, TypeVar, Union, get_args, get_origin
 import yaml
 
 from site_plugins.files import textfile
+from site_plugins.files.fields import describe as describe
+from site_plugins.files.fields import meta as meta
+from site_plugins.files.fields import yaml_key as yaml_key
 from site_plugins.files.messages import Problem
 
 T = TypeVar("T")
 
 _LINES_ATTR = "__gloss_lines__"
-
-
-def meta(doc: str = "", key: str | None = None, example: str | None = None) -> dict[str, Any]:
-    """Field metadata: ``doc`` explains the key in remedies; ``key`` is its YAML spelling."""
-    return {"doc": doc, "key": key, "example": example}
-
-
-def yaml_key(f: dataclasses.Field[Any]) -> str:
-    key = f.metadata.get("key")
-    return key if isinstance(key, str) else f.name
 
 
 def line_of(obj: object, key: str | None = None, index: int | None = None) -> int:
@@ -281,45 +275,6 @@ _FAILED = _Failed()
 
 def _failed(value: object) -> bool:
     return value is _FAILED
-
-
-def describe(tp: Any) -> str:
-    """The type in words, for messages."""
-    origin = get_origin(tp)
-    if tp is str:
-        return "a string"
-    if tp is bool:
-        return "true or false"
-    if tp is int:
-        return "a whole number"
-    if tp is float:
-        return "a number"
-    if tp is dt.date:
-        return "a date (YYYY-MM-DD)"
-    if tp is dt.datetime:
-        return "a date and time (YYYY-MM-DDTHH:MM:SSZ)"
-    if origin is typing.Literal:
-        return "one of " + ", ".join(repr(a) for a in get_args(tp))
-    if origin is list:
-        (item,) = get_args(tp)
-        return f"a list of {_plural(item)}"
-    if origin is dict:
-        return f"a mapping of names to {_plural(get_args(tp)[1])}"
-    if origin in (Union, types.UnionType):
-        parts = [a for a in get_args(tp) if a is not type(None)]
-        return " or ".join(describe(a) for a in parts)
-    if dataclasses.is_dataclass(tp):
-        return "a mapping"
-    return str(tp)
-
-
-def _plural(tp: Any) -> str:
-    words = describe(tp)
-    for single, plural in (("a string", "strings"), ("a whole number", "whole numbers"), ("a number", "numbers"),
-                           ("a mapping", "mappings"), ("true or false", "booleans")):
-        if words == single:
-            return plural
-    return words
 
 
 def _kind(node: yaml.Node) -> str:

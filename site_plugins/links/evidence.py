@@ -56,8 +56,8 @@ from typing import IO, Any
 
 from measure.store.typed import from_json
 from site_plugins.files import atomic, safejson, textfile
+from site_plugins.files.fields import meta
 from site_plugins.files.messages import Problem, ProblemsError
-from site_plugins.files.schema import meta
 
 FORMAT = 1
 DEFAULT_PATH = "links-evidence.json"

@@ -18,7 +18,9 @@ connections alive at any concurrency, and needs no anyio. bench/links/README.md 
 - :class:`Cookies` are the cookies one page's own redirects set, sent back on its next hops only (a
   site that sets a cookie and redirects to itself would otherwise loop); nothing is kept across pages.
 - TLS is always verified: the default trust store (``SSL_CERT_FILE``/``SSL_CERT_DIR`` if set, else
-  certifi's bundle, as httpx did), plus extra CA certificates if given, made on the first https request.
+  certifi's bundle, as httpx did), plus extra CA certificates if given, made on the first https request
+  (or the first request at all when a proxy is set). aiohttp's own default contexts are never used, and
+  are left empty when this module imports aiohttp (:func:`_importing_aiohttp`).
 - A proxy named by the environment (``HTTPS_PROXY``, ``HTTP_PROXY``, ``NO_PROXY``) is used.
 - Every request on the wire is one the checker sent and counted: aiohttp's own silent resend of an
   idempotent request whose connection dropped (``ClientSession._request``, RFC 9112 section 9.3.1.1) is
@@ -28,14 +30,60 @@ connections alive at any concurrency, and needs no anyio. bench/links/README.md 
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import os
 import ssl
+import sys
 import urllib.request
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
 from typing import Any
 
-import aiohttp
-from yarl import URL
+#: OpenSSL's variables for its default trust store (``ssl.get_default_verify_paths()`` names them).
+_TRUST_STORE_ENV = ("SSL_CERT_FILE", "SSL_CERT_DIR")
+
+
+@contextlib.contextmanager
+def _importing_aiohttp() -> Iterator[None]:
+    """Around the first ``import aiohttp`` of the process: its default TLS contexts left empty, and no
+    garbage collection.
+
+    aiohttp (3.14, as installed here) builds two TLS contexts when it is imported (``aiohttp.connector``:
+    ``_SSL_CONTEXT_VERIFIED`` and ``_SSL_CONTEXT_UNVERIFIED``), each loading the system's CA store: about
+    40 ms of CPU, a fifth of the checker's start-up (bench/links/README.md). The checker never uses them:
+    every session that can open a TLS connection gets the context of :func:`ssl_context` (see
+    :meth:`Sender._session`). So while aiohttp is imported, OpenSSL's default store points at an empty
+    file, and the caller's values are put back right after. Were the default verifying context ever
+    reached, it would trust no certificate and refuse every one: a mistake here fails closed.
+
+    The import also makes some 22,000 objects the garbage collector tracks, all alive as long as the
+    process: the collector is paused during the import and then freezes what is alive (``gc.freeze``, as
+    :func:`site_plugins.links.run._few_collections` does for the check), so that it never traverses them.
+    That saves about 5 ms; pausing alone saves nothing, as the first collection after the import then
+    traverses everything the import made."""
+    if "aiohttp" in sys.modules:  # already imported (by a test, say): nothing to save
+        yield
+        return
+    saved = {name: os.environ.get(name) for name in _TRUST_STORE_ENV}
+    collecting = gc.isenabled()
+    os.environ.update({name: os.devnull for name in _TRUST_STORE_ENV})
+    gc.disable()
+    try:
+        yield
+    finally:
+        if collecting:
+            gc.freeze()
+            gc.enable()
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+with _importing_aiohttp():
+    import aiohttp
+    from yarl import URL
 
 #: aiohttp refuses a header line past 8 KiB by default; real sites send longer Content-Security-Policy and
 #: Link headers, so allow more, still bounded.
@@ -154,8 +202,11 @@ class Sender:
     def _session(self, key: str) -> aiohttp.ClientSession:
         session = self._sessions.get(key)
         if session is None:
+            # Every session that may speak TLS gets the checker's context, never aiohttp's default (see
+            # _importing_aiohttp): an https host, and any host once a proxy is set (the proxy itself may
+            # be reached over TLS, https://..., even for an http URL). Plain http without a proxy: no TLS.
             tls: ssl.SSLContext | bool = True
-            if key.startswith("https:"):
+            if key.startswith("https:") or self._trust_env:
                 if self._ssl is None:
                     self._ssl = self._make_ssl()
                 tls = self._ssl

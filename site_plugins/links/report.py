@@ -3,6 +3,7 @@ GitHub Actions annotations. Pure: a :class:`~site_plugins.links.run.Report` in, 
 
 from __future__ import annotations
 
+import datetime as dt
 import io
 import json
 from typing import Any, Literal
@@ -99,22 +100,26 @@ def _json_lines(doc: dict[str, Any]) -> str:
 def render_json(report: Report) -> str:
     fresh = set(report.fresh)
     not_checked = set(report.not_checked)
+    last_ok, result_of = report.evidence.last_ok, report.results.get
+    stamps: dict[dt.datetime, str] = {}  # a run's records share a few seconds: each formatted once
     urls = []
     for url, cites in report.citations.items():
-        last = report.evidence.last_ok(url)
-        item: dict[str, Any] = {
-            "url": url,
-            "cited": [{"path": c.path, "line": c.line, "origin": c.origin} for c in cites],
-            "last_ok": format_time(last.checked_at) if last else None,
-        }
-        r = report.results.get(url)
+        last = last_ok(url)
+        if last is None:
+            stamp = None
+        elif (stamp := stamps.get(last.checked_at)) is None:
+            stamp = stamps[last.checked_at] = format_time(last.checked_at)
+        cited = [{"path": c.path, "line": c.line, "origin": c.origin} for c in cites]
+        r = result_of(url)
         if r is not None:
-            item.update({"verdict": r.verdict, "reason": r.reason, "kind": r.kind, "status": r.status,
-                         "final_url": r.final_url,
+            urls.append({"url": url, "cited": cited, "last_ok": stamp, "verdict": r.verdict, "reason": r.reason,
+                         "kind": r.kind, "status": r.status, "final_url": r.final_url,
                          "redirects": [{"url": h.url, "status": h.status} for h in r.redirects],
                          "anchor": r.anchor, "tries": r.tries, "passes": r.passes,
                          "elapsed_s": round(r.elapsed, 3)})
-        elif url in fresh:
+            continue
+        item: dict[str, Any] = {"url": url, "cited": cited, "last_ok": stamp}
+        if url in fresh:
             item["verdict"] = "skipped (fresh evidence)"
         elif url in not_checked:
             item["verdict"] = "not checked (no network)"

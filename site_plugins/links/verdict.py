@@ -27,6 +27,7 @@ from __future__ import annotations
 import datetime as dt
 import email.utils
 import errno
+import functools
 import random
 import socket
 import ssl
@@ -55,6 +56,7 @@ class Classification:
     retry: bool = False  # worth another try (within the deadline)
 
 
+@functools.cache  # a run meets a handful of statuses, each once per URL: the enum lookup once each
 def reason_phrase(status: int) -> str:
     try:
         return f"{status} {HTTPStatus(status).phrase}"

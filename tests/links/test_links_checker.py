@@ -360,6 +360,11 @@ def test_user_agent_names_the_project(http: Server) -> None:
     one(http.url("/ok?ua"))
     assert http.httpd.agents and http.httpd.agents[0].startswith("cuda-gloss-links/")
     assert "cuda-gloss CUDA performance glossary" in http.httpd.agents[0]
+    # The versions are the installed ones (read from the packages, not looked up through importlib.metadata).
+    from importlib import metadata
+
+    assert http.httpd.agents[0].startswith(f"cuda-gloss-links/{metadata.version('cuda-gloss')} ")
+    assert http.httpd.agents[0].endswith(f"; aiohttp/{metadata.version('aiohttp')})")
 
 
 def test_second_pass_rechecks_only_what_was_transient(http: Server) -> None:
