@@ -313,7 +313,9 @@ def load_all(root: Path, results_dir: str = RESULTS_DIR) -> ResultSet:
     base = root / results_dir
     for file in sorted(base.glob("*/*.json")) if base.is_dir() else []:
         node, experiment = file.parent.name, file.stem
-        rel = file.relative_to(root).as_posix()
+        # A folder outside the project (a node's results fetched elsewhere, to check before copying them
+        # in) is named as given; inside it, paths are repo-relative as in every message.
+        rel = file.relative_to(root).as_posix() if file.is_relative_to(root) else file.as_posix()
         broken = loose.get(experiment) if experiment not in declared else None
         entries.append(judge(root, rel, experiment, node, declared.get(experiment), nodes, broken))
         seen.add((experiment, node))

@@ -152,6 +152,16 @@ def test_verify_can_check_the_repeat_run_too(capsys: pytest.CaptureFixture[str])
     assert capsys.readouterr().out.splitlines()[-1] == _fresh_line(f"{N} of {N} results fresh")
 
 
+def test_verify_checks_a_results_folder_outside_the_project(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # A node's results fetched elsewhere are checked before they are copied in (it used to end in a traceback).
+    import shutil
+
+    outside = tmp_path / "fetched"
+    shutil.copytree(REPO / "measure/repeat", outside)
+    assert main(["--root", str(REPO), "verify", "--results-dir", str(outside)]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == _fresh_line(f"{N} of {N} results fresh")
+
+
 def test_verify_reports_a_registry_gpu_that_disagrees_with_the_result(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
