@@ -11,11 +11,11 @@ from typing import Any
 import pytest
 import yaml
 
-from site_plugins.files import schema
+from site_plugins.files import boundedyaml, schema
 
 REPO = Path(__file__).resolve().parents[2]
 
-pytestmark = pytest.mark.skipif(schema._CParser is None, reason="PyYAML built without libyaml")
+pytestmark = pytest.mark.skipif(boundedyaml._CParser is None, reason="PyYAML built without libyaml")
 
 
 def project_documents() -> list[tuple[str, str, int]]:
@@ -62,7 +62,7 @@ def tree(node: Any) -> Any:
 
 def pure(text: str, first_line: int, allow_aliases: bool, monkeypatch: pytest.MonkeyPatch) -> tuple[Any, list[str]]:
     with monkeypatch.context() as m:
-        m.setattr(schema, "_CParser", None)
+        m.setattr(boundedyaml, "_CParser", None)
         node, problems = schema.parse_yaml(text, "f.yaml", first_line, allow_aliases=allow_aliases)
     return tree(node), [str(p) for p in problems]
 
@@ -81,12 +81,12 @@ def test_the_fast_path_gives_what_the_pure_loader_gives(monkeypatch: pytest.Monk
 def test_the_fast_path_is_the_one_taken(monkeypatch: pytest.MonkeyPatch) -> None:
     # (Else the test above compares the pure loader with itself.)
     taken: list[str] = []
-    real = schema._FastBoundedLoader.get_single_node
+    real = boundedyaml._FastBoundedLoader.get_single_node
 
     def spy(self: Any) -> Any:
         taken.append("fast")
         return real(self)
 
-    monkeypatch.setattr(schema._FastBoundedLoader, "get_single_node", spy)
+    monkeypatch.setattr(boundedyaml._FastBoundedLoader, "get_single_node", spy)
     node, problems = schema.parse_yaml("title: x\n", "f.yaml")
     assert taken == ["fast"] and problems == [] and node is not None
