@@ -14,7 +14,7 @@ from html import escape
 from measure.nsight.counters import DERIVED, missing
 from site_plugins.measured import fmt, render
 from site_plugins.measured.model import ResultsView
-from site_plugins.measured.render import Failure, Shown
+from site_plugins.measured.resolve import Failure, Shown
 
 
 def counter(

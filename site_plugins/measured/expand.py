@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import bisect
-import difflib
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -12,7 +11,7 @@ from site_plugins.files.messages import Problem
 from site_plugins.measured import chart, columns, counterref, lint, observed, render
 from site_plugins.measured.fmt import COLUMNS, Column
 from site_plugins.measured.model import NOT_MEASURED, ResultsView
-from site_plugins.measured.render import Failure, Shown
+from site_plugins.measured.resolve import Failure, Shown, hint
 from site_plugins.measured.syntax import Directive, SyntaxProblem, find_directives, parse, prose_segments
 
 COLUMN_NAMES: tuple[str, ...] = tuple(COLUMNS)
@@ -90,18 +89,13 @@ SPECS: dict[str, _Spec] = {
 DIRECTIVES = tuple(SPECS)
 
 
-def _hint(word: str, choices: Sequence[str]) -> str:
-    close = difflib.get_close_matches(word, list(choices), n=1)
-    return f"did you mean '{close[0]}'? " if close else ""
-
-
 def check(d: Directive) -> Failure | None:
     """Problems of form (names, options, values), before any result is looked at."""
     spec = SPECS.get(d.name)
     short = "{{ " + d.name + " }}"
     if spec is None:
         return Failure(
-            f"unknown directive '{short}'", f"{_hint(d.name, DIRECTIVES)}directives: {', '.join(DIRECTIVES)}"
+            f"unknown directive '{short}'", f"{hint(d.name, DIRECTIVES)}directives: {', '.join(DIRECTIVES)}"
         )
     if len(d.positional) != 1:
         return Failure(
@@ -112,7 +106,7 @@ def check(d: Directive) -> Failure | None:
         if key not in spec.options:
             return Failure(
                 f"unknown option '{key}' in '{short}'",
-                f"{_hint(key, spec.options)}options: {', '.join(spec.options)}",
+                f"{hint(key, spec.options)}options: {', '.join(spec.options)}",
             )
         if key in spec.single and len(values) != 1:
             return Failure(
@@ -125,7 +119,7 @@ def check(d: Directive) -> Failure | None:
                 if v not in COLUMN_NAMES and not (key == "cols" and columns.is_relative(v)):
                     return Failure(
                         f"unknown column '{v}' in '{short}'",
-                        f"{_hint(v, COLUMN_NAMES)}columns: {', '.join(COLUMN_NAMES)}",
+                        f"{hint(v, COLUMN_NAMES)}columns: {', '.join(COLUMN_NAMES)}",
                     )
         if key == "as" and values[0] not in ("times", "percent"):
             return Failure(
@@ -202,7 +196,7 @@ class _Page:
                     d.line,
                     Failure(
                         f"cited source '{source}' is not one of this entry's sources",
-                        f"{_hint(source, self.sources)}add it under 'sources:' in the "
+                        f"{hint(source, self.sources)}add it under 'sources:' in the "
                         f"front matter or name one of: {listing}",
                     ),
                 )

@@ -25,7 +25,8 @@ from html import escape
 from measure.store.observed import SHARED_LIMITS, Limits
 from site_plugins.measured import fmt
 from site_plugins.measured.model import Launched, ResultsView
-from site_plugins.measured.render import Failure, Shown, _hint, _inline, find_result, run_command
+from site_plugins.measured.render import _inline
+from site_plugins.measured.resolve import Failure, Shown, find_result, hint, run_command
 
 OUTCOME_FIELDS = ("launched", "error", "error_name")
 OCCUPANCY_FIELDS = ("blocks_per_sm", "warps_per_sm", "occupancy")
@@ -47,7 +48,7 @@ def check_form(options: Mapping[str, Sequence[str]]) -> Failure | None:
         if limit[0] not in LIMITS:
             return Failure(
                 f"unknown limit '{limit[0]}' in '{{{{ observed }}}}'",
-                f"{_hint(limit[0], LIMITS)}limits: {', '.join(LIMITS)}",
+                f"{hint(limit[0], LIMITS)}limits: {', '.join(LIMITS)}",
             )
         return None
     if "row" not in options or field is None:
@@ -55,7 +56,7 @@ def check_form(options: Mapping[str, Sequence[str]]) -> Failure | None:
     if field[0] not in FIELDS:
         return Failure(
             f"unknown field '{field[0]}' in '{{{{ observed }}}}'",
-            f"{_hint(field[0], FIELDS)}fields: {', '.join(FIELDS)}",
+            f"{hint(field[0], FIELDS)}fields: {', '.join(FIELDS)}",
         )
     return None
 
@@ -138,7 +139,7 @@ def _pick(rows: Sequence[Launched], experiment: str, row: str, size: str | None)
         names = list(dict.fromkeys(x.id for x in rows))
         return Failure(
             f"experiment '{experiment}' has no launched row '{row}'",
-            f"{_hint(row, names)}rows: {', '.join(names) or 'none'}",
+            f"{hint(row, names)}rows: {', '.join(names) or 'none'}",
         )
     sizes = list(dict.fromkeys(x.size for x in named))
     if size is None:
@@ -152,6 +153,6 @@ def _pick(rows: Sequence[Launched], experiment: str, row: str, size: str | None)
     if not at:
         return Failure(
             f"row '{row}' of experiment '{experiment}' has no size '{size}'",
-            f"{_hint(size, sizes)}sizes: {', '.join(sizes)}",
+            f"{hint(size, sizes)}sizes: {', '.join(sizes)}",
         )
     return at[0]
