@@ -114,9 +114,24 @@ def template_cache() -> jinja2.BytecodeCache | None:
     interpreter is compiled again; it writes atomically, in a folder of the user's own that it checks
     (``$TMPDIR/_jinja2-cache-UID``). None where Jinja finds no such folder: the build compiles as before."""
     try:
-        return jinja2.FileSystemBytecodeCache()
+        return _QuietCache()
     except (RuntimeError, OSError):
         return None
+
+
+class _QuietCache(jinja2.FileSystemBytecodeCache):
+    """A cache never fails a build: a folder that cannot be read or written (a full disk, a read-only
+    temporary folder) means compiling as if there were no cache."""
+
+    def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        try:
+            super().load_bytecode(bucket)
+        except OSError:
+            bucket.reset()
+
+    def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        with contextlib.suppress(OSError):
+            super().dump_bytecode(bucket)
 
 
 def date_back(path: str) -> None:

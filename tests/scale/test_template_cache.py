@@ -59,3 +59,30 @@ def test_the_cache_can_be_turned_off(tmp_path: Path, compiled: list[str], monkey
     assert cache_files(tmp_path / "tmp") == []
     assert sum(n.endswith("main.html") for n in compiled) == 2
     assert os.environ.get("GLOSS_TEMPLATE_CACHE") == ("0" if off == "env" else None)
+
+
+def test_a_corrupt_cache_entry_is_compiled_again(tmp_path: Path, compiled: list[str]) -> None:
+    root = make(tmp_path / "p", 3, preview=True)
+    build_site(root, site_dir="one")
+    for f in cache_files(tmp_path / "tmp"):
+        f.write_bytes(b"j2\x00garbage")
+    compiled.clear()
+    build_site(root, site_dir="two")
+    assert any(n.endswith("main.html") for n in compiled)
+    page = "terms/t0001/index.html"
+    assert (root / "one" / page).read_text(encoding="utf-8") == (root / "two" / page).read_text(encoding="utf-8")
+
+
+def test_a_cache_folder_that_fails_never_fails_a_build(tmp_path: Path, compiled: list[str],
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    # A full disk or a read-only folder (not reproducible here as root, who may write anywhere): every read
+    # and write of Jinja's cache raises, and the build compiles as if there were no cache.
+    def fail(self: object, bucket: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(jinja2.FileSystemBytecodeCache, "load_bytecode", fail)
+    monkeypatch.setattr(jinja2.FileSystemBytecodeCache, "dump_bytecode", fail)
+    root = make(tmp_path / "p", 3, preview=True)
+    build_site(root, site_dir="one")
+    build_site(root, site_dir="two")
+    assert sum(n.endswith("main.html") for n in compiled) == 2
