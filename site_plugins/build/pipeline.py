@@ -46,7 +46,6 @@ class Build:
 
     # docs src_uri -> Markdown; held compressed from here until MkDocs reads each page (memory)
     pages: MutableMapping[str, str] = field(default_factory=PackedTexts)
-    packing: bool = True  # whether this build packs what it holds (see packed.PACK_FROM)
     hidden: dict[str, str] = field(default_factory=dict)  # docs src_uri of unpublished entries -> title
     code_files: dict[str, str] = field(default_factory=dict)  # code/x/y.cu -> file text (raw copy)
     term_tips: dict[str, str] = field(default_factory=dict)  # docs src_uri of a term -> its definition
@@ -63,6 +62,11 @@ class Build:
     published: Content = field(default_factory=Content)  # each entry as it is published (signed version)
     view: measured.ResultsView | None = None
     letters: list[nav.Letter] = field(default_factory=list)  # the A–Z grouping of shown terms (navigation)
+
+    @property
+    def packing(self) -> bool:
+        """Whether this build packs what it holds (see packed.PACK_FROM): as its generated pages are."""
+        return isinstance(self.pages, PackedTexts) and self.pages.on
 
 
 def entry_excerpts(root: Path, entry: Entry, tree: Tree | None = None) -> tuple[list[Excerpt], list[Problem]]:
@@ -202,7 +206,7 @@ def prepare(root: Path, docs_dir: str = "content", *, preview: bool = False,
     over from the previous build of the same project (``mkdocs serve``)."""
     content, problems = load_content(root, docs_dir)
     on = packing(len(content.terms) + len(content.lessons))
-    build = Build(pages=PackedTexts(on=on), packing=on, problems=list(problems), content=content)
+    build = Build(pages=PackedTexts(on=on), problems=list(problems), content=content)
     view = reuse.refresh(root) if reuse else measured.load_view(root)
     build.view = view
     build.problems += view.problems  # every spec, result and node file, embedded or not

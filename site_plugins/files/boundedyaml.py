@@ -31,6 +31,11 @@ class _Refused(yaml.MarkedYAMLError):
         self.remedy = remedy
 
 
+def _too_deep(mark: Any) -> _Refused:
+    return _Refused(mark, f"the YAML is nested more than {MAX_DEPTH} levels deep",
+                    "flatten it; no key here needs that much nesting")
+
+
 class _Bounds:
     """The composer's bounds, shared by both loaders: nesting depth capped; aliases refused, or (where
     allowed) never cyclic."""
@@ -60,8 +65,7 @@ class _Bounds:
                            "remove it and write each value out in full")
         self.depth += 1
         if self.depth > MAX_DEPTH:
-            raise _Refused(event.start_mark, f"the YAML is nested more than {MAX_DEPTH} levels deep",
-                           "flatten it; no key here needs that much nesting")
+            raise _too_deep(event.start_mark)
         if anchor is not None:
             self.open_anchors.add(anchor)
         try:
@@ -80,19 +84,15 @@ class _BoundedLoader(_Bounds, yaml.SafeLoader):
         super().__init__(text)
         self._bounds_init(allow_aliases)
 
-    def _too_deep(self) -> _Refused:
-        return _Refused(self.get_mark(), f"the YAML is nested more than {MAX_DEPTH} levels deep",
-                        "flatten it; no key here needs that much nesting")
-
     # The scanner keeps per-level state, so depth is capped there too, before its work grows with it.
     def fetch_flow_collection_start(self, TokenClass: Any) -> None:
         if self.flow_level >= MAX_DEPTH:
-            raise self._too_deep()
+            raise _too_deep(self.get_mark())
         super().fetch_flow_collection_start(TokenClass)
 
     def add_indent(self, column: int) -> bool:
         if len(self.indents) >= MAX_DEPTH:
-            raise self._too_deep()
+            raise _too_deep(self.get_mark())
         return super().add_indent(column)
 
 
