@@ -22,7 +22,13 @@
 # smoke | full | full2 | tests: as before (results as $OUT/<node>/<experiment>.json, GPU tests).
 set -uo pipefail
 mode=${1:?usage: run.sh all|repeat|smoke|full|full2|tests}
-node=${NODE:-h200-1}
+node=${NODE:-auto}
+if [ "$node" = auto ]; then  # the registered node whose 'gpu' is the model this machine reports
+  gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1)
+  node=$(GPU="$gpu" python3 -c 'import os, yaml; d = yaml.safe_load(open("measure/nodes.yaml"))["nodes"]; print(next((n for n, v in d.items() if v["gpu"] == os.environ["GPU"]), ""))')
+  [ -n "$node" ] || { echo "no node in measure/nodes.yaml has gpu '$gpu'; register one (measure/README.md)"; exit 2; }
+  echo "node: $node ($gpu)"
+fi
 out=${OUT:-$PWD/out}
 site=${SITE:-/tmp/site}
 deadline=${DEADLINE:-160}
