@@ -1,4 +1,5 @@
-"""The MkDocs plugin: thin event adapters over :mod:`site_plugins.build.checks` and :mod:`site_plugins.build.pipeline`.
+"""The MkDocs plugin: thin event adapters over :mod:`site_plugins.publishing.checks` and
+:mod:`site_plugins.publishing.pipeline`.
 
 Content problems are warnings on ``mkdocs.plugins.gloss`` (``mkdocs build --strict`` fails on them,
 ``mkdocs serve`` shows them and keeps serving); structural problems raise ``PluginError``.
@@ -23,14 +24,14 @@ from mkdocs.structure.files import File, Files
 from mkdocs.structure.nav import Navigation
 from mkdocs.structure.pages import Page
 
-from site_plugins.build import audit, checks, pipeline, render, searchindex, signedtext, staging, stash
-from site_plugins.build.incremental import Incremental, date_back, template_cache
-from site_plugins.build.packed import Packed
 from site_plugins.files.messages import Problem
 from site_plugins.links import evidence
 from site_plugins.nav import material as navhtml
 from site_plugins.nav import order as navorder
 from site_plugins.nav import sections as site_nav
+from site_plugins.publishing import audit, checks, pipeline, render, searchindex, signedtext, staging, stash
+from site_plugins.publishing.incremental import Incremental, date_back, template_cache
+from site_plugins.publishing.packed import Packed
 
 log = logging.getLogger("mkdocs.plugins.gloss")
 

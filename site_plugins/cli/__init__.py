@@ -1,7 +1,7 @@
 """``gloss``: the command line the MkDocs plugins share their logic with.
 
 Owns: the `gloss` commands (argv in, exit code out) but measure, links, compare and export.
-May import: site_plugins.build, site_plugins.content, site_plugins.files, site_plugins.links,
+May import: site_plugins.publishing, site_plugins.content, site_plugins.files, site_plugins.links,
     site_plugins.measured, site_plugins.signoff, measure.store.
 
 Each command group lives in its own module and is imported only when asked for, so ``gloss --help``

@@ -1,8 +1,8 @@
 """``gloss audit SITE_DIR``: check a built site against the publish decision, whatever engine built it.
 
 The decision is made again from the project (content, ``signoff.yaml``, results, the ``chrome:`` list
-in ``mkdocs.yml``) exactly as a normal build makes it, never in preview, then :func:`site_plugins.build.audit.audit`
-walks the folder. Exit codes: 0 clean, 1 findings (each printed as ``path:line: problem; remedy``),
+in ``mkdocs.yml``) exactly as a normal build makes it, never in preview, then
+:func:`site_plugins.publishing.audit.audit` walks the folder. Exit codes: 0 clean, 1 findings (each printed as ``path:line: problem; remedy``),
 2 usage or environment error (no such folder, no usable ``mkdocs.yml``).
 """
 
@@ -13,9 +13,9 @@ import dataclasses
 import sys
 from pathlib import Path
 
-from site_plugins.build import audit, checks, signedtext, staging
 from site_plugins.cli.common import parse
 from site_plugins.links import evidence
+from site_plugins.publishing import audit, checks, signedtext, staging
 
 
 def manifest(config_file: Path) -> audit.Manifest:

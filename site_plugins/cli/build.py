@@ -24,7 +24,7 @@ from mkdocs.commands.build import build
 from mkdocs.config import load_config
 from mkdocs.exceptions import MkDocsException
 
-from site_plugins.build import pipeline, render
+from site_plugins.publishing import pipeline, render
 
 
 def summary(built: pipeline.Build | None) -> str:

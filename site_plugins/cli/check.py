@@ -1,4 +1,4 @@
-"""``gloss check``: every check the build runs (:func:`site_plugins.build.checks.run`), same lines, no build.
+"""``gloss check``: every check the build runs (:func:`site_plugins.publishing.checks.run`), same lines, no build.
 
 Reads the ``gloss`` plugin's options and ``docs_dir`` from ``mkdocs.yml`` without loading MkDocs'
 configuration machinery (themes, other plugins), so that it stays fast enough to run on every save.
@@ -16,8 +16,8 @@ from typing import Any
 
 import yaml
 
-from site_plugins.build import checks
 from site_plugins.links import evidence
+from site_plugins.publishing import checks
 
 
 class _ConfigLoader(yaml.SafeLoader):

@@ -1,7 +1,7 @@
 """``gloss sign``: sign entries with your SSH key.
 
 Everything about ``signoff.yaml`` is asked of :mod:`site_plugins.signoff`; what an entry shows (its
-measured values, quoted code and published code files) is asked of :mod:`site_plugins.build.pipeline`, so a
+measured values, quoted code and published code files) is asked of :mod:`site_plugins.publishing.pipeline`, so a
 signature covers exactly what the build renders. Many entries (paths, folders, glob patterns) are signed in
 one call: one pass over the project, one ``ssh-keygen`` call, one write of ``signoff.yaml``.
 ``gloss status`` and ``gloss diff`` live in :mod:`site_plugins.cli.status`; the project as

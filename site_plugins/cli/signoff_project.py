@@ -1,7 +1,7 @@
 """The project as the sign-off commands (``gloss sign``, ``gloss status``, ``gloss diff``) see it.
 
 One pass over the content, as the build reads it: each entry's problems, what a sign-off of it covers
-now (:func:`site_plugins.build.pipeline.signable`), the text of entry files the content model could not
+now (:func:`site_plugins.publishing.pipeline.signable`), the text of entry files the content model could not
 parse, which still have a sign-off state, and the entry files that cannot be read at all (not UTF-8, a
 dangling symlink, a folder or FIFO named like an entry), each with its ``path:line: problem; remedy``.
 Also the words and time stamps those commands print.
@@ -58,8 +58,8 @@ class Project:
 def load_project(root: Path, docs_dir: str) -> Project:
     """Read the project under ``root`` once; :class:`UsageError` when ``root/docs_dir`` is not a folder."""
     from site_plugins import measured
-    from site_plugins.build import pipeline
     from site_plugins.content import load_content
+    from site_plugins.publishing import pipeline
 
     root = root.resolve()
     if not (root / docs_dir).is_dir():

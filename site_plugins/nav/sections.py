@@ -24,9 +24,9 @@ from dataclasses import dataclass
 from mkdocs.structure.nav import Navigation, Section
 from mkdocs.structure.pages import Page
 
-from site_plugins.build.render import OTHER_INITIAL as OTHER
-from site_plugins.build.render import UNSEARCHED, az_initial, rel
 from site_plugins.nav.order import relink
+from site_plugins.publishing.render import OTHER_INITIAL as OTHER
+from site_plugins.publishing.render import UNSEARCHED, az_initial, rel
 
 LETTER_PAGES = "terms/letters"
 RUNS_PER_PAGE = 5  # a letter of more runs lists them on its page, and each run its terms on a page of its own

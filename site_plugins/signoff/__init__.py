@@ -1,7 +1,7 @@
 """Sign-off: who may sign, who signed what with which key, and which version of each entry may be published.
 
 This package is the only reader and writer of ``signoff.yaml``. Everyone else asks it: the build through
-:func:`site_plugins.build.publish.decide`, the CLI through :mod:`site_plugins.cli.sign`.
+:func:`site_plugins.publishing.publish.decide`, the CLI through :mod:`site_plugins.cli.sign`.
 
 The file registers people (a name, an optional handle, and their SSH public keys) and, per entry (keyed by
 its repo-relative path), the author's and the reviewer's signatures. A signature records who, when (UTC),

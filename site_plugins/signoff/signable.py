@@ -1,7 +1,7 @@
 """What a sign-off covers, and where the files it covers are read from.
 
 The type shared by :mod:`site_plugins.signoff` (which fingerprints and verifies) and
-:mod:`site_plugins.build.publish` (which decides publication) lives here, below both, so neither imports the
+:mod:`site_plugins.publishing.publish` (which decides publication) lives here, below both, so neither imports the
 other for it.
 """
 
@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Protocol
 
-MAX_BYTES = 16 * 1024 * 1024  # a static file larger than this is not published (site_plugins.build.staging)
+MAX_BYTES = 16 * 1024 * 1024  # a static file larger than this is not published (site_plugins.publishing.staging)
 
 
 @dataclass(frozen=True)

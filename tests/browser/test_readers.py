@@ -32,7 +32,7 @@ def _search_first(tab: Any, site: Served, query: str) -> str:
 
 
 # A term's own page first, for each term's name as a reader types it (the search boost sits on a term
-# page's own record only: site_plugins/build/searchindex.py).
+# page's own record only: site_plugins/publishing/searchindex.py).
 @pytest.mark.parametrize(("query", "slug"), [
     ("tiling", "tiling"), ("bank conflict", "bank-conflict"), ("shared memory", "shared-memory"),
     ("swizzling", "swizzling"), ("warp divergence", "warp-divergence"), ("occupancy", "occupancy"),

@@ -14,11 +14,11 @@ import pytest
 from gatekit import signed, site_files, site_text, tiny
 from sitekit import build_site
 
-from site_plugins.build.pipeline import GENERATED, GENERATED_REMEDY, UNLISTED, UNLISTED_REMEDY
-from site_plugins.build.staging import STRAY, STRAY_REMEDY, UNSIGNED, UNSIGNED_REMEDY
 from site_plugins.cli import build as sitebuild
 from site_plugins.files import textfile
 from site_plugins.files.messages import Problem
+from site_plugins.publishing.pipeline import GENERATED, GENERATED_REMEDY, UNLISTED, UNLISTED_REMEDY
+from site_plugins.publishing.staging import STRAY, STRAY_REMEDY, UNSIGNED, UNSIGNED_REMEDY
 
 LINK = ("a symbolic link, which is never followed, read or published; replace it with the file itself (a regular "
         "file in the repository), or delete it")

@@ -17,11 +17,11 @@ from tinyproject import TERM_A, project
 
 from measure.store import results as R
 from site_plugins import measured, signoff
-from site_plugins.build import pipeline
 from site_plugins.cli import build as sitebuild
 from site_plugins.cli import check as content_cli
 from site_plugins.content import load_content
 from site_plugins.files import textfile
+from site_plugins.publishing import pipeline
 from site_plugins.signoff.signable import GitTree, WorkTree
 
 ENDINGS = {"LF": b"\n", "CRLF": b"\r\n", "CR": b"\r"}

@@ -14,8 +14,8 @@ import gatekit
 import pytest
 
 from site_plugins import cli
-from site_plugins.build import pipeline
 from site_plugins.cli import build as sitebuild
+from site_plugins.publishing import pipeline
 from site_plugins.signoff import changed_parts, covers, fingerprint, head_commits
 from site_plugins.signoff.signable import Signable, WorkTree
 

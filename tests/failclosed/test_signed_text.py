@@ -16,8 +16,8 @@ import gatekit
 import pytest
 
 from site_plugins import cli
-from site_plugins.build import audit, pagetext, signedtext
 from site_plugins.cli import build as sitebuild
+from site_plugins.publishing import audit, pagetext, signedtext
 
 REMEDY = signedtext.REMEDY
 LEAK = signedtext.LEAK_REMEDY

@@ -20,8 +20,8 @@ import pytest
 from test_gate import SPELLINGS, what_of
 
 from site_plugins import cli
-from site_plugins.build import audit
 from site_plugins.cli import build as sitebuild
+from site_plugins.publishing import audit
 
 REMEDY = audit.REMEDY
 LINK_REMEDY = audit.LINK_REMEDY

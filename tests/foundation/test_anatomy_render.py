@@ -6,8 +6,9 @@ import re
 
 import pytest
 
-from site_plugins.build.publish import Byline, EntryState
-from site_plugins.build.render import (
+from site_plugins.diagrams.figure import check_diagram, render_diagram
+from site_plugins.publishing.publish import Byline, EntryState
+from site_plugins.publishing.render import (
     PENDING_SENTENCE,
     add_term_tips,
     code_raw_uri,
@@ -16,7 +17,6 @@ from site_plugins.build.render import (
     render_code_page,
     unlink_hidden,
 )
-from site_plugins.diagrams.figure import check_diagram, render_diagram
 
 
 @pytest.mark.parametrize(("src", "dst", "expected"), [

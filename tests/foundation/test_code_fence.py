@@ -6,7 +6,7 @@ from __future__ import annotations
 import markdown
 import pytest
 
-from site_plugins.build import render
+from site_plugins.publishing import render
 
 EXTENSIONS = ["admonition", "attr_list", "md_in_html", "toc", "pymdownx.highlight", "pymdownx.superfences",
               "pymdownx.inlinehilite", "pymdownx.details"]  # the site's (mkdocs.yml)

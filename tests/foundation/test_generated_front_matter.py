@@ -10,8 +10,8 @@ from pathlib import Path
 from sitekit import build_site, make_site
 from tinyproject import project
 
-from site_plugins.build import render
 from site_plugins.nav import sections as nav
+from site_plugins.publishing import render
 
 PREVIEW = "preview: true"  # unsigned entries: the preview lists them on the A–Z and letter pages
 

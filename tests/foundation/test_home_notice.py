@@ -11,8 +11,8 @@ import pytest
 from sitekit import make_site
 from tinyproject import project
 
-from site_plugins.build.render import Tally, home_notice, with_home_notice
 from site_plugins.cli import build as sitebuild
+from site_plugins.publishing.render import Tally, home_notice, with_home_notice
 
 PREVIEW_HOW = ("To read every entry as a draft, build the preview: <code>make preview</code> writes it to "
                "<code>site-preview/</code>, <code>make serve</code> serves it on your machine; "

@@ -9,7 +9,7 @@ from mkdocs.exceptions import Abort
 from sitekit import build_site, make_site
 from tinyproject import TERM_A, project
 
-from site_plugins.build.images import REMEDY, external_images
+from site_plugins.publishing.images import REMEDY, external_images
 
 PATH = "content/terms/t.md"
 

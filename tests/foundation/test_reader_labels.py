@@ -10,8 +10,8 @@ import pytest
 from sitekit import build_site, make_site
 from tinyproject import TERM_B, project
 
-from site_plugins.build.render import render_glossary_index
 from site_plugins.nav.order import folder_label
+from site_plugins.publishing.render import render_glossary_index
 
 ROOT = Path(__file__).parents[2]
 
@@ -61,8 +61,8 @@ def test_a_to_z_names_keep_their_own_capitalisation() -> None:
         entry, problems = parse_entry("term", f"content/terms/t{i}.md", f"terms/t{i}.md", text)
         assert entry is not None, problems
         terms.append(entry)
-    from site_plugins.build.render import az_order
     from site_plugins.nav import sections as nav
+    from site_plugins.publishing.render import az_order
 
     named = az_order(terms)
     letters = nav.group([(t.src_uri, name) for t, name in named], 60)

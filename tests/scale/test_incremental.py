@@ -7,7 +7,7 @@ from pathlib import Path
 
 import jinja2
 
-from site_plugins.build.incremental import CompiledTemplates, Incremental, date_back
+from site_plugins.publishing.incremental import CompiledTemplates, Incremental, date_back
 
 
 def test_generated_pages_are_rewritten_only_when_their_text_changes() -> None:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from site_plugins.build.render import az_initial
 from site_plugins.nav import sections as nav
+from site_plugins.publishing.render import az_initial
 
 
 def named(*names: str) -> list[tuple[str, str]]:
@@ -86,7 +86,7 @@ def test_a_letter_of_more_runs_than_a_page_holds_gets_a_page_per_run() -> None:
 
 
 def test_the_a_to_z_page_lists_letters_with_counts_not_terms() -> None:
-    from site_plugins.build.render import render_glossary_index
+    from site_plugins.publishing.render import render_glossary_index
 
     letters = nav.group(named(*(f"term{i}" for i in range(5000)), "2:4 sparsity", "atomic"), 60)
     md = render_glossary_index("terms/index.md", [(x.label, x.uri, len(x.uris)) for x in letters], 0)

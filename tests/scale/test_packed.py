@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from sitekit import build_site
 
-from site_plugins.build import packed
-from site_plugins.build.packed import PACK_FROM, PackedTexts, pack, packing, unpack
+from site_plugins.publishing import packed
+from site_plugins.publishing.packed import PACK_FROM, PackedTexts, pack, packing, unpack
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench/build"))
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from sitekit import build_site
 
-from site_plugins.build.render import PENDING_SENTENCE
+from site_plugins.publishing.render import PENDING_SENTENCE
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "bench/build"))

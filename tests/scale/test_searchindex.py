@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from site_plugins.build.searchindex import boost_title_only
+from site_plugins.publishing.searchindex import boost_title_only
 
 OTHER = {"location": "lessons/day13/#tiles", "title": "Tiles", "text": "", "boost": 5}
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import markdown
 
-from site_plugins.build import stash
+from site_plugins.publishing import stash
 
 BLOCK = ('<div class="gloss-measured" data-experiment="x"><p>ok</p><table><tr><td>1</td></tr></table>'
          '<svg class="gloss-chart"><title>t</title><rect/></svg></div>')

@@ -10,8 +10,8 @@ import pytest
 from signoff_helpers import PEOPLE, commit_all, init_repo, key_file, key_sha, make_site, person_yaml, term
 
 from site_plugins import cli, signoff
-from site_plugins.build.publish import Signable
 from site_plugins.content import load_content
+from site_plugins.publishing.publish import Signable
 from site_plugins.signoff.signable import git
 
 GOOD = term("What is a warp?", "A warp is a group of 32 threads that a multiprocessor schedules together.",

@@ -12,7 +12,7 @@ import pytest
 from signoff_helpers import PEOPLE, PEOPLE_LINES, T1, T2, key_sha, plan_signature, public, ssh_signature
 
 from site_plugins import signoff
-from site_plugins.build.publish import Signable, decide
+from site_plugins.publishing.publish import Signable, decide
 
 PATH = "content/terms/tiling.md"
 TEXT = "---\ntitle: T\n---\nBody.\n"

@@ -8,7 +8,7 @@ from pathlib import Path
 from signoff_helpers import PEOPLE, T1, T2, commit_all, plan_signature
 
 from site_plugins import signoff
-from site_plugins.build.publish import Signable, decide
+from site_plugins.publishing.publish import Signable, decide
 from site_plugins.signoff.signable import Tree
 
 PATH = "content/terms/tiling.md"

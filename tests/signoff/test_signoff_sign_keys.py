@@ -9,7 +9,7 @@ import pytest
 from signoff_helpers import commit_all, git, init_repo, key_file, key_sha, make_site, public, term
 
 from site_plugins import cli, signoff
-from site_plugins.build import pipeline
+from site_plugins.publishing import pipeline
 from site_plugins.signoff import keys
 
 GOOD = term("What is a warp?", "A warp is a group of 32 threads that a multiprocessor schedules together.",

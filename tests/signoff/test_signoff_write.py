@@ -10,7 +10,7 @@ import pytest
 from signoff_helpers import T1, T2, person_yaml, plan_signature
 
 from site_plugins import signoff
-from site_plugins.build.publish import Signable
+from site_plugins.publishing.publish import Signable
 
 A = Signable("content/terms/a.md", "---\ntitle: A\n---\nA.\n")
 B = Signable("content/terms/b.md", "---\ntitle: B\n---\nB.\n", ("3 ms",))

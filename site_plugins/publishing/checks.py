@@ -1,6 +1,6 @@
 """Every check the build runs, as one function: the plugin logs its problems, ``gloss check`` prints them.
 
-:func:`run` reads the link evidence, runs the build pipeline (:func:`site_plugins.build.pipeline.prepare`:
+:func:`run` reads the link evidence, runs the build pipeline (:func:`site_plugins.publishing.pipeline.prepare`:
 front matter, bodies, directives, figures, regions, specs, results, nodes, sign-off, links to drafts),
 adds the evidence's age, checks the hand-written pages (``content/index.md`` and the like) with the same
 rules as entries, and checks every relative Markdown link in every page, drafts included, against the
@@ -21,11 +21,11 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from site_plugins import measured
-from site_plugins.build import images, pipeline, render, staging
 from site_plugins.content import md_links, normalise, source_urls
 from site_plugins.files import mdnesting, schema, textfile
 from site_plugins.files.messages import Problem
 from site_plugins.links import evidence
+from site_plugins.publishing import images, pipeline, render, staging
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ characters that are not letters, digits or ``_`` one space. Scripts, styles, tem
 attribute values are not shown text, but are kept as "hidden" segments, so that a search for a phrase
 finds it there too.
 
-Pure over strings; :mod:`site_plugins.build.signedtext` uses it on built pages and on what the build renders.
+Pure over strings; :mod:`site_plugins.publishing.signedtext` uses it on built pages and on what the build renders.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The build: the pipeline from files to pages, the publish decision, the staging tree and the final audit.
+"""The publishing pipeline: from files to pages, the publish decision, the staging tree and the final audit.
 
 Owns: every check the build runs, rendering, publishing, staging, and what a dirty rebuild redoes.
 May import: site_plugins.content, site_plugins.diagrams, site_plugins.files, site_plugins.links,

@@ -12,9 +12,6 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from site_plugins import measured
-from site_plugins.build import publish, render
-from site_plugins.build.images import external_images
-from site_plugins.build.packed import Packed, PackedTexts, pack, packing, unpack
 from site_plugins.content import (
     Content,
     Entry,
@@ -32,6 +29,9 @@ from site_plugins.diagrams.figure import render_diagram
 from site_plugins.files.messages import Problem
 from site_plugins.files.schema import line_of
 from site_plugins.nav import sections as nav
+from site_plugins.publishing import publish, render
+from site_plugins.publishing.images import external_images
+from site_plugins.publishing.packed import Packed, PackedTexts, pack, packing, unpack
 from site_plugins.signoff import entryfiles
 from site_plugins.signoff.signable import Signable, Tree, WorkTree
 

@@ -12,7 +12,7 @@ walks it and checks, against a :class:`Manifest` made from the publish decision 
   is spelled: letter case, percent-encoding, ``./`` and ``..``, ``index.html`` or a trailing slash,
   ``.md``, a query or fragment, an absolute URL on the site's own address or a ``<base href>``;
 - each entry's static file and raw code download has exactly the bytes published (``Manifest.digests``);
-- what each page says (``Manifest.text``, :mod:`site_plugins.build.signedtext`): the marker and the text of the
+- what each page says (``Manifest.text``, :mod:`site_plugins.publishing.signedtext`): the marker and the text of the
   signed version, the text of each generated and chrome page, and no words of anything unpublished.
 
 Pure over the folder and the manifest; ``gloss audit`` (:mod:`site_plugins.cli.audit`) and the plugin's
@@ -34,8 +34,8 @@ from html.parser import HTMLParser
 from pathlib import Path, PurePosixPath
 from urllib.parse import unquote, urlsplit
 
-from site_plugins.build import signedtext
 from site_plugins.files.messages import Problem
+from site_plugins.publishing import signedtext
 
 REMEDY = ("publish only what `gloss build` stages: sign the entry, or declare the file under the gloss plugin's "
           "'chrome:' option in mkdocs.yml")

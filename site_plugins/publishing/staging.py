@@ -3,8 +3,8 @@
 MkDocs would otherwise walk the docs folder itself (following symbolic links) and copy every file it
 finds there: a stray ``.html``, a script-carrying ``.svg``, a link to ``signoff.yaml``. Instead the
 plugin points MkDocs' ``docs_dir`` at a fresh folder holding exactly what :func:`plan` allows, a
-positive list decided from :class:`site_plugins.build.pipeline.Build` (itself decided by
-:func:`site_plugins.build.publish.decide`):
+positive list decided from :class:`site_plugins.publishing.pipeline.Build` (itself decided by
+:func:`site_plugins.publishing.publish.decide`):
 
 - the hand-written pages declared under the gloss plugin's ``chrome:`` option, and the static files
   declared there;
@@ -29,10 +29,10 @@ from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from site_plugins.build import audit, render, signedtext
-from site_plugins.build.pipeline import Build
 from site_plugins.files import textfile
 from site_plugins.files.messages import Problem
+from site_plugins.publishing import audit, render, signedtext
+from site_plugins.publishing.pipeline import Build
 from site_plugins.signoff.entryfiles import targets
 
 ASSETS = Path(__file__).parents[1] / "assets"  # our stylesheets and scripts, served under assets/gloss/
@@ -194,7 +194,7 @@ def manifest(plan_: Plan, build: Build, docs_dir: str, *, site_url: str,
              asset_dirs: tuple[tuple[str, Path], ...], text: signedtext.Expected | None = None) -> audit.Manifest:
     """What the audit allows in a site built from this plan: the staged and generated pages, the staged
     static files (with the bytes to publish) and raw code downloads; withheld: everything else under the
-    docs folder. ``text``: what each page must show (:func:`site_plugins.build.signedtext.expect`)."""
+    docs folder. ``text``: what each page must show (:func:`site_plugins.publishing.signedtext.expect`)."""
     pages = set(plan_.pages) | set(build.pages)
     files = set(plan_.statics) | {render.code_raw_uri(f) for f in build.code_files}
     allowed = {audit.key(p) for p in pages | files}

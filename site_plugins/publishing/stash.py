@@ -21,7 +21,7 @@ import re
 import secrets
 from dataclasses import dataclass, field
 
-from site_plugins.build.packed import Packed, pack, unpack
+from site_plugins.publishing.packed import Packed, pack, unpack
 
 BLOCK = re.compile(r'^<(div|p) class="gloss-[a-z-]+"[^\n]*</\1>$')
 SVG = re.compile(r"<svg\b.*?</svg>", re.S)

@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 from html import escape
 from pathlib import PurePosixPath
 
-from site_plugins.build import audit
-from site_plugins.build.publish import EntryState
 from site_plugins.content import Content, Entry, Excerpt, LessonMeta, TermMeta, md_links, normalise
+from site_plugins.publishing import audit
+from site_plugins.publishing.publish import EntryState
 
 PENDING_SENTENCE = "This entry stays a draft until a named author and a different named reviewer sign it."
 
@@ -419,7 +419,7 @@ def handed(uri: str, markdown: str, states: Mapping[str, EntryState], tips: Mapp
            preview: bool) -> str:
     """A page's Markdown as the plugin hands it to MkDocs, once its text is chosen (generated, an entry's,
     chrome): the home page with its notice of unpublished entries, every link to a term with its tooltip.
-    The plugin and the audit (site_plugins.build.signedtext) both call this, so they render the same page."""
+    The plugin and the audit (site_plugins.publishing.signedtext) both call this, so they render the same page."""
     if uri == HOME:  # an empty or partly empty site says so, with the counts of this build
         markdown = with_home_notice(markdown, home_notice(tally(states), preview=preview))
     return add_term_tips(markdown, uri, tips)

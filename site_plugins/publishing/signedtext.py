@@ -1,6 +1,6 @@
 """The audit's evidence that each page shows what may be published, whatever engine built it.
 
-The file checks of :mod:`site_plugins.build.audit` say which pages exist; this module says what they show. From
+The file checks of :mod:`site_plugins.publishing.audit` say which pages exist; this module says what they show. From
 the publish decision alone (never from the built site), :func:`expect` renders what every page of a
 ``gloss build`` shows, with the project's own Markdown extensions: each published entry from its signed
 version, each generated page (the A–Z, letter pages, lesson index, measurements, code pages) from the
@@ -10,7 +10,7 @@ published entries only, each chrome page from its source. Then, for a built site
   the fingerprint the sign-off module says is published (our plugin writes it; it marks which signed
   version the page claims to be, so an engine that runs no plugin is caught at once);
 - every page the build has must show every block of text the build renders for it, each as a block of
-  its own (a paragraph, list item, heading, cell...: compared as :mod:`site_plugins.build.pagetext` normalises
+  its own (a paragraph, list item, heading, cell...: compared as :mod:`site_plugins.publishing.pagetext` normalises
   it, words in order whatever the markup), so a page built from the unsigned working copy, a planted
   ``terms/index.md``, a changed chrome page or a word changed or added inside a block is caught;
 - and its main content (the theme's ``role="main"`` element, or Material's ``<article
@@ -43,12 +43,12 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any
 
-from site_plugins.build import pagetext
 from site_plugins.files import mdnesting
 from site_plugins.files.messages import Problem
+from site_plugins.publishing import pagetext
 
 if TYPE_CHECKING:
-    from site_plugins.build.pipeline import Build
+    from site_plugins.publishing.pipeline import Build
 
 MARKER = "gloss-entry"
 MIN_WORDS = 3  # shorter phrases are ordinary words as often as leaks
@@ -95,7 +95,7 @@ def expect(build: Build, handwritten: Mapping[str, str], chrome: Iterable[str], 
     ``handwritten``: each chrome page's Markdown as the build hands it over (checks.Checked.handwritten);
     ``read(uri)``: the text of a page under the docs folder that is no entry and no chrome, or of an entry
     that does not parse (their words are not published either)."""
-    from site_plugins.build import render  # (render imports the audit, which imports this module)
+    from site_plugins.publishing import render  # (render imports the audit, which imports this module)
 
     pages: dict[str, PageExpectation] = {}
     seen: list[str] = []  # every segment some page shows, attributes included: published text
