@@ -2,8 +2,8 @@
 
 The decision is made again from the project (content, ``signoff.yaml``, results, the ``chrome:`` list
 in ``mkdocs.yml``) exactly as a normal build makes it, never in preview, then
-:func:`site_plugins.publishing.audit.audit` walks the folder. Exit codes: 0 clean, 1 findings (each printed as ``path:line: problem; remedy``),
-2 usage or environment error (no such folder, no usable ``mkdocs.yml``).
+:func:`site_plugins.publishing.audit.audit` walks the folder. Exit codes: 0 clean, 1 findings (each
+printed as ``path:line: problem; remedy``), 2 usage or environment error (no such folder, no usable ``mkdocs.yml``).
 """
 
 from __future__ import annotations
