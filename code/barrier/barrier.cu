@@ -4,13 +4,13 @@
 //    reads the element another thread stored. reverse_barrier waits at a barrier between the store
 //    and the load; reverse_racy does not. Thread t reads slot 1023 - t, which a thread of another
 //    warp writes (except in a block of one warp), so without the barrier a warp may read a slot
-//    before its writer has stored it, and gets whatever the slot held: a value left by an earlier
-//    block on that SM. Whether and how often that happens depends on timing, so the racy rows are
-//    observed (launched once, their output compared with the reference and the result recorded),
-//    not checked: a wrong output there is what the row shows, and a right one proves nothing.
-//    With one warp per block (32 threads) the warp's stores are issued before its loads, and the
-//    race rarely or never shows on this hardware, though the code is still wrong: since Volta a
-//    warp's threads may be scheduled independently, and only __syncwarp() orders them.
+//    before its writer has stored it, and gets whatever the slot held before (shared memory starts
+//    undefined; it is not cleared between blocks). Whether and how often that happens depends on
+//    timing, so the racy rows are observed (launched once, their output compared with the reference
+//    and the outcome recorded), not checked: a wrong output there is what the row shows, and a right
+//    one proves nothing. With one warp per block (32 threads) every slot is read by the warp that
+//    stored it, one instruction later; the code is still wrong there, since threads of a warp may be
+//    scheduled independently (Volta and later) and only __syncwarp() or a barrier orders them.
 //
 // 2. The cost of a barrier: the same 4 dependent FMAs per loop trip, with 0, 1 or 4 barriers per
 //    trip. Each thread works only on its own register, so the barriers change no result, only how

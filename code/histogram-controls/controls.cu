@@ -1,9 +1,10 @@
 // Histogram controls: which part of the shared-memory histogram's speed is privatisation (counters
 // on the SM) and which is the hardware merging a warp's same-bin lanes into one update.
 //
-// code/histogram's hist_shared adds 1u to an unsigned shared counter, and nvcc turns exactly that
-// (an unsigned +1 whose result is unused) into ATOMS.POPC.INC.32: one instruction per warp that adds,
-// to each addressed counter, the number of lanes naming it, so same-bin lanes are merged in hardware.
+// code/histogram's hist_shared adds 1u to an unsigned shared counter, and nvcc turns that unsigned +1
+// into ATOMS.POPC.INC.32 (a +3u gives ATOMS.ADD instead). By its name it increments each addressed
+// counter by the population count of the lanes naming it, i.e. a warp's same-bin lanes are merged
+// into one update (NVIDIA does not document SASS semantics; the shared_add3 row measures the effect).
 // Its global kernels add 1.0f to float counters, which compiles to REDG.E.ADD.F32.FTZ.RN.STRONG.GPU,
 // one unmerged reduction per lane. The rows here change one thing at a time (sm_90, nvcc -O3, read
 // with cuobjdump -sass; the instruction each update compiles to is named on each kernel):
