@@ -1,0 +1,174 @@
+"""The memory and roofline experiments (code/roofline-sweep, bandwidth-*) as committed, only their
+sizes shrunk, run through the runner's whole path on the fake device with their kernels modelled in
+numpy: every row's arguments, buffers and reference fit together and pass their check; a kernel that
+drops one element fails; and a warm row (``l2: warm``) is timed without the L2 flush and says so."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from measure.experiment.nodes import load_nodes
+from measure.experiment.spec import load_specs
+from measure.run import runner
+from measure.store import results as R
+from measure.testing import synthetic as T
+from measure.testing.fakedevice import FakeDevice
+
+ROOT = Path(__file__).resolve().parents[2]
+QUICK = runner.Options(min_samples=3, min_gpu_time_s=0.0, row_time_limit_s=0.5, warmup_launches=1, max_batch=4)
+F32 = np.float32
+
+
+def _repo(tmp_path: Path, folder: str, size_lines: str) -> Path:
+    T.write_fixture_repo(tmp_path)
+    T.write_small_ceilings(tmp_path, "256 KiB", 65536)
+    shutil.copytree(ROOT / "code" / folder, tmp_path / "code" / folder)
+    spec_path = tmp_path / "code" / folder / "experiment.yaml"
+    text, count = re.subn(r"(?m)^  - \{label: .*dims: .*\}\}\n", "", spec_path.read_text())
+    assert count >= 1
+    spec_path.write_text(text.replace("sizes:\n", "sizes:\n" + size_lines, 1))
+    return tmp_path
+
+
+def _run(root: Path, device: FakeDevice, experiment: str) -> tuple[int, R.Result]:
+    declared, problems = load_specs(root)
+    assert problems == []
+    nodes, node_problems = load_nodes(root)
+    assert node_problems == []
+    code = runner.run(
+        root,
+        "test-node",
+        nodes["test-node"],
+        declared,
+        [experiment],
+        QUICK,
+        runner.Provenance0(),
+        root / R.RESULTS_DIR,
+        device=device,
+    )
+    entry = R.load_all(root).get(experiment, "test-node")
+    assert entry.result is not None, entry.problems
+    return code, entry.result
+
+
+def _copy(dev: FakeDevice, grid: Sequence[int], block: Sequence[int], args: Sequence[int]) -> None:
+    dst, src, n = args
+    dev.array(dst)[:n] = dev.array(src)[:n]
+
+
+def _fma(k: int):  # type: ignore[no-untyped-def]
+    """fma_k<K>: K float32 FMA steps per element (one rounding each)."""
+
+    def body(dev: FakeDevice, grid: Sequence[int], block: Sequence[int], args: Sequence[int]) -> None:
+        dst, src, n4, a_bits, b_bits = args
+        a = float(np.array(a_bits, dtype=np.int32).view(F32))
+        b = float(np.array(b_bits, dtype=np.int32).view(F32))
+        x = dev.array(src)[: 4 * n4].copy()
+        for _ in range(k):
+            x = (x.astype(np.float64) * a + b).astype(F32)
+        dev.array(dst)[: 4 * n4] = x
+
+    return body
+
+
+SWEEP = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512)
+
+
+def test_roofline_sweep_runs_whole_with_its_flops_per_byte(tmp_path: Path) -> None:
+    root = _repo(tmp_path, "roofline-sweep", "  - {label: tiny, dims: {n: 4096}}\n")
+    device = FakeDevice({**{f"fma_k{k}": _fma(k) for k in SWEEP}, "copy_kernel": _copy})
+    code, res = _run(root, device, "roofline-sweep")
+    assert code == 0, [(r.kernel, r.check.message) for r in res.rows]
+    assert [r.kernel for r in res.rows] == [f"k{k}" for k in SWEEP]
+    # The label's FLOP per byte is the declared FLOPs over the declared bytes.
+    for row in res.rows:
+        assert row.flops is not None
+        said = float(row.label.split(": ")[1].split(" FLOP/B")[0])
+        assert row.flops / (row.bytes_read + row.bytes_written) == said
+
+
+def test_a_sweep_kernel_one_step_short_fails_its_row(tmp_path: Path) -> None:
+    root = _repo(tmp_path, "roofline-sweep", "  - {label: tiny, dims: {n: 4096}}\n")
+    kernels = {f"fma_k{k}": _fma(k) for k in SWEEP}
+    kernels["fma_k512"] = _fma(511)
+    code, res = _run(root, FakeDevice({**kernels, "copy_kernel": _copy}), "roofline-sweep")
+    assert code == 1
+    failed = [r.kernel for r in res.rows if not r.check.passed]
+    assert failed == ["k512"]
+
+
+def _read_sum(drop_last: bool = False):  # type: ignore[no-untyped-def]
+    def body(dev: FakeDevice, grid: Sequence[int], block: Sequence[int], args: Sequence[int]) -> None:
+        dst, src, n = args
+        threads = grid[0] * 256
+        quads = dev.array(src)[:n].reshape(-1, 4).astype(np.float64).sum(axis=1)
+        if drop_last:
+            quads[-1] = 0.0
+        padded = np.zeros(-(-quads.size // threads) * threads)
+        padded[: quads.size] = quads
+        dev.array(dst)[: grid[0]] = padded.reshape(-1, threads).sum(axis=0).reshape(grid[0], 256).sum(axis=1)
+
+    return body
+
+
+def _write_index(dev: FakeDevice, grid: Sequence[int], block: Sequence[int], args: Sequence[int]) -> None:
+    dst, n = args
+    dev.array(dst)[:n] = np.repeat((np.arange(n // 4) & 1023).astype(F32), 4)
+
+
+def _triad(dev: FakeDevice, grid: Sequence[int], block: Sequence[int], args: Sequence[int]) -> None:
+    a, b, c, n, scale = args
+    dev.array(a)[:n] = dev.array(b)[:n] + F32(scale) * dev.array(c)[:n]
+
+
+BANDWIDTH = {
+    "bandwidth-read": ("read_sum", _read_sum(), "  - {label: tiny, dims: {n: 8192, blocks: 3}}\n"),
+    "bandwidth-write": ("write_index", _write_index, "  - {label: tiny, dims: {n: 8192}}\n"),
+    "bandwidth-copy": ("copy4", _copy, "  - {label: tiny, dims: {n: 8192}}\n"),
+    "bandwidth-triad": ("triad", _triad, "  - {label: tiny, dims: {n: 8192}}\n"),
+}
+
+
+@pytest.mark.parametrize("experiment", sorted(BANDWIDTH))
+def test_bandwidth_runs_whole_cold_then_warm(tmp_path: Path, experiment: str) -> None:
+    function, body, size = BANDWIDTH[experiment]
+    root = _repo(tmp_path, experiment, size)
+    device = FakeDevice({function: body, "copy_kernel": _copy})
+    code, res = _run(root, device, experiment)
+    assert code == 0, [(r.kernel, r.check.message) for r in res.rows]
+    assert [(r.kernel, r.setup) for r in res.rows] == [("cold", None), ("warm", {"l2": "warm"})]
+    assert all(r.samples is not None and len(r.samples.times_ms) >= 3 for r in res.rows)
+
+
+def test_a_warm_row_is_timed_without_the_flush_and_a_cold_one_with_it(tmp_path: Path) -> None:
+    root = _repo(tmp_path, "bandwidth-copy", "  - {label: tiny, dims: {n: 8192}}\n")
+    spec = root / "code" / "bandwidth-copy" / "experiment.yaml"
+    text = spec.read_text()
+    cold_only = text[: text.index("  - id: warm")]
+    spec.write_text(cold_only)
+    device = FakeDevice({"copy4": _copy, "copy_kernel": _copy})
+    _run(root, device, "bandwidth-copy")
+    # The ceilings' two rows and the cold row: every timed sample followed a flush.
+    assert device.flushed and all(device.flushed)
+    spec.write_text(text)
+    warm = FakeDevice({"copy4": _copy, "copy_kernel": _copy})
+    _, res = _run(root, warm, "bandwidth-copy")
+    warm_samples = len(next(r for r in res.rows if r.kernel == "warm").samples.times_ms)  # type: ignore[union-attr]
+    unflushed = warm_samples + 1  # and the one sample that sizes the batches
+    assert warm.flushed[-unflushed:] == [False] * unflushed
+    assert all(warm.flushed[:-unflushed])
+
+
+def test_a_read_kernel_that_skips_a_float4_fails_its_rows(tmp_path: Path) -> None:
+    function, _, size = BANDWIDTH["bandwidth-read"]
+    root = _repo(tmp_path, "bandwidth-read", size)
+    code, res = _run(root, FakeDevice({function: _read_sum(drop_last=True), "copy_kernel": _copy}), "bandwidth-read")
+    assert code == 1
+    assert [r.check.passed for r in res.rows] == [False, False]
+    assert res.rows[0].check.message.startswith("dst: 1 of 3 elements are off by more than")
