@@ -71,3 +71,36 @@ def triad2(inputs: Arrays, dims: Mapping[str, int]) -> dict[str, Any]:
 
 
 MEMORY_REFERENCES.update({"block_sums4": block_sums4, "float4_index": float4_index, "triad2": triad2})
+
+
+#: code/chase-latency/chase.cuh's generator: idx <- (idx A + C) mod 2^32, masked to the set's sectors.
+CHASE_SECTORS_LCG = (1664525, 1013904223)
+
+
+def lcg_jump(x: int, steps: int, modulus: int, a: int, c: int) -> int:
+    """``x`` after ``steps`` applications of ``x <- (a x + c) mod modulus``, by squaring the affine map
+    (so a million steps cost twenty compositions, not a million iterations)."""
+    mul, add = 1, 0  # the identity map
+    sq_mul, sq_add = a % modulus, c % modulus  # f^(2^i)
+    while steps:
+        if steps & 1:
+            mul, add = (sq_mul * mul) % modulus, (sq_mul * add + sq_add) % modulus
+        sq_mul, sq_add = (sq_mul * sq_mul) % modulus, (sq_mul * sq_add + sq_add) % modulus
+        steps >>= 1
+    return (mul * x + add) % modulus
+
+
+def chase_index(inputs: Arrays, dims: Mapping[str, int]) -> dict[str, Any]:
+    """``chase-latency``: the index after ``steps`` steps from 0 of the generator modulo ``sectors`` (a
+    power of two, so the 32-bit wrap-around and the mask agree), as [low 12 bits, the rest]. The runner's
+    inputs lie in [-1, 1), whose bits never have bit 30 set, so the value-dependent XOR is always 0."""
+    import numpy as np
+
+    sectors = dims["sectors"]
+    if sectors & (sectors - 1):
+        raise ValueError(f"chase_index: sectors = {sectors} is not a power of two")
+    idx = lcg_jump(0, dims["steps"], sectors, *CHASE_SECTORS_LCG)
+    return {"dst": np.array([idx & 4095, idx >> 12], dtype=np.float64)}
+
+
+MEMORY_REFERENCES["chase_index"] = chase_index

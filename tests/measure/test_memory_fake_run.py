@@ -29,6 +29,8 @@ def _repo(tmp_path: Path, folder: str, size_lines: str) -> Path:
     T.write_fixture_repo(tmp_path)
     T.write_small_ceilings(tmp_path, "256 KiB", 65536)
     shutil.copytree(ROOT / "code" / folder, tmp_path / "code" / folder)
+    if folder == "chase-latency-dram":  # its source includes ../chase-latency/chase.cuh
+        shutil.copytree(ROOT / "code" / "chase-latency", tmp_path / "code" / "chase-latency")
     spec_path = tmp_path / "code" / folder / "experiment.yaml"
     text, count = re.subn(r"(?m)^  - \{label: .*dims: .*\}\}\n", "", spec_path.read_text())
     assert count >= 1
@@ -172,3 +174,48 @@ def test_a_read_kernel_that_skips_a_float4_fails_its_rows(tmp_path: Path) -> Non
     assert code == 1
     assert [r.check.passed for r in res.rows] == [False, False]
     assert res.rows[0].check.message.startswith("dst: 1 of 3 elements are off by more than")
+
+
+def _chase_sectors(off_by_one: bool = False):  # type: ignore[no-untyped-def]
+    """chase_sectors, step by step: the LCG, the sector's first float, bit 30 of its bits XORed in."""
+
+    def body(dev: FakeDevice, grid: Sequence[int], block: Sequence[int], args: Sequence[int]) -> None:
+        dst, src, mask, steps = args
+        data = dev.array(src).view(np.uint32)
+        idx = 0
+        for _ in range(steps + (1 if off_by_one else 0)):
+            nxt = ((idx * 1664525 + 1013904223) & 0xFFFFFFFF) & mask
+            idx = nxt ^ (int(data[idx * 8]) & 0x40000000)
+        dev.array(dst)[:2] = [idx & 4095, idx >> 12]
+
+    return body
+
+
+CHASE_SIZES = "  - {label: 4 KiB, dims: {sectors: 128, steps: 1000}}\n  - {label: 64 KiB, dims: {sectors: 2048, steps: 3000}}\n"
+
+
+@pytest.mark.parametrize("experiment", ["chase-latency", "chase-latency-dram"])
+def test_the_chase_runs_whole_warm_or_flushed(tmp_path: Path, experiment: str) -> None:
+    root = _repo(tmp_path, experiment, CHASE_SIZES)
+    device = FakeDevice({"chase_sectors": _chase_sectors(), "copy_kernel": _copy})
+    code, res = _run(root, device, experiment)
+    assert code == 0, [(r.kernel, r.check.message) for r in res.rows]
+    assert [r.setup for r in res.rows] == ([{"l2": "warm"}] * 2 if experiment == "chase-latency" else [None] * 2)
+
+
+def test_a_chase_one_step_long_fails(tmp_path: Path) -> None:
+    root = _repo(tmp_path, "chase-latency", CHASE_SIZES)
+    code, res = _run(root, FakeDevice({"chase_sectors": _chase_sectors(True), "copy_kernel": _copy}), "chase-latency")
+    assert code == 1
+    assert all(r.check.message.startswith("dst: ") and "differ from the reference" in r.check.message for r in res.rows)
+
+
+def test_the_chase_reference_jumps_exactly_as_the_generator_steps() -> None:
+    from measure.experiment.refs_memory import lcg_jump
+
+    for modulus in (128, 4096, 1 << 27):
+        x = 0
+        for steps in range(1, 3000):
+            x = ((x * 1664525 + 1013904223) & 0xFFFFFFFF) & (modulus - 1)
+            if steps in (1, 2, 127, 128, 129, 2999):
+                assert lcg_jump(0, steps, modulus, 1664525, 1013904223) == x
