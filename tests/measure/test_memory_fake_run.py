@@ -191,7 +191,10 @@ def _chase_sectors(off_by_one: bool = False):  # type: ignore[no-untyped-def]
     return body
 
 
-CHASE_SIZES = "  - {label: 4 KiB, dims: {sectors: 128, steps: 1000}}\n  - {label: 64 KiB, dims: {sectors: 2048, steps: 3000}}\n"
+CHASE_SIZES = (
+    "  - {label: 4 KiB, dims: {sectors: 128, steps: 1000}}\n"
+    "  - {label: 64 KiB, dims: {sectors: 2048, steps: 3000}}\n"
+)
 
 
 @pytest.mark.parametrize("experiment", ["chase-latency", "chase-latency-dram"])
