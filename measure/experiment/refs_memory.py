@@ -104,3 +104,19 @@ def chase_index(inputs: Arrays, dims: Mapping[str, int]) -> dict[str, Any]:
 
 
 MEMORY_REFERENCES["chase_index"] = chase_index
+
+
+def table_walk(inputs: Arrays, dims: Mapping[str, int]) -> dict[str, Any]:
+    """``constant-memory``: lane ``l`` of every warp adds ``|table[(base + 33 t) mod 4096]|`` for
+    ``t < iters`` with ``base = (l mod spread) x 128``; ``dst`` holds each of the ``blocks x 256``
+    threads' sum, in float64."""
+    import numpy as np
+
+    table = np.abs(inputs["table"].astype(np.float64))
+    size, spread, iters = table.size, dims["spread"], dims["iters"]
+    steps = np.arange(iters) * 33
+    lane_sums = np.array([table[(lane % spread * 128 + steps) % size].sum() for lane in range(32)])
+    return {"dst": np.tile(lane_sums, dims["blocks"] * 256 // 32)}
+
+
+MEMORY_REFERENCES["table_walk"] = table_walk
