@@ -120,3 +120,34 @@ def table_walk(inputs: Arrays, dims: Mapping[str, int]) -> dict[str, Any]:
 
 
 MEMORY_REFERENCES["table_walk"] = table_walk
+
+
+def window_sums(inputs: Arrays, dims: Mapping[str, int]) -> dict[str, Any]:
+    """``l1-reuse``: thread ``t`` of block ``b`` adds ``|src[b window + t + 1024 k]|`` over its
+    ``window / 1024`` elements, ``passes`` times; ``dst[b 1024 + t]``, in float64."""
+    import numpy as np
+
+    blocks, window = dims["blocks"], dims["window"]
+    mags = np.abs(inputs["src"].reshape(blocks, window // 1024, 1024).astype(np.float64))
+    return {"dst": (mags.sum(axis=1) * dims["passes"]).reshape(-1)}
+
+
+MEMORY_REFERENCES["window_sums"] = window_sums
+
+
+def relu(inputs: Arrays, dims: Mapping[str, int]) -> dict[str, Any]:
+    """``fusion``: ``dst = max(src, 0)`` (exact)."""
+    import numpy as np
+
+    return {"dst": np.maximum(inputs["src"], np.float32(0.0))}
+
+
+def scale_add_relu(inputs: Arrays, dims: Mapping[str, int]) -> dict[str, Any]:
+    """``fusion``: ``dst = max(2 src + 1, 0)`` in float32 (2 src is exact, so one rounding, as the
+    kernel's fmaf; the max is exact)."""
+    import numpy as np
+
+    return {"dst": np.maximum(inputs["src"] * np.float32(2.0) + np.float32(1.0), np.float32(0.0))}
+
+
+MEMORY_REFERENCES.update({"relu": relu, "scale_add_relu": scale_add_relu})

@@ -222,3 +222,88 @@ def test_the_chase_reference_jumps_exactly_as_the_generator_steps() -> None:
             x = ((x * 1664525 + 1013904223) & 0xFFFFFFFF) & (modulus - 1)
             if steps in (1, 2, 127, 128, 129, 2999):
                 assert lcg_jump(0, steps, modulus, 1664525, 1013904223) == x
+
+
+def _reads(from_constant: bool):  # type: ignore[no-untyped-def]
+    """const_reads / global_reads: lane l adds |table[(base + 33 t) mod 4096]|, base = (l mod spread) 128."""
+
+    def body(dev: FakeDevice, grid: Sequence[int], block: Sequence[int], args: Sequence[int]) -> None:
+        if from_constant:
+            dst, spread, iters = args
+            table = dev.constant("c_table")
+        else:
+            dst, src, spread, iters = args
+            table = dev.array(src)[:4096]
+        steps = np.arange(iters) * 33
+        words = [table[(lane % spread * 128 + steps) % 4096] for lane in range(32)]
+        lanes = np.array([np.abs(w).astype(F32).sum(dtype=F32) for w in words])
+        dev.array(dst)[: grid[0] * 256] = np.tile(lanes, grid[0] * 8)
+
+    return body
+
+
+def test_constant_memory_runs_whole_with_the_table_in_constant_memory(tmp_path: Path) -> None:
+    root = _repo(tmp_path, "constant-memory", "  - {label: tiny, dims: {blocks: 2}}\n")
+    kernels = {"const_reads": _reads(True), "global_reads": _reads(False), "copy_kernel": _copy}
+    code, res = _run(root, FakeDevice(kernels, constant_sizes={"c_table": 16384}), "constant-memory")
+    assert code == 0, [(r.kernel, r.check.message) for r in res.rows]
+    spreads = [1, 2, 4, 8, 16, 32]
+    assert [r.kernel for r in res.rows] == [f"const-{d}" for d in spreads] + [f"global-{d}" for d in spreads]
+
+
+def test_constant_reads_from_the_wrong_lane_group_fail(tmp_path: Path) -> None:
+    def every_lane_alone(dev: FakeDevice, grid: Sequence[int], block: Sequence[int], args: Sequence[int]) -> None:
+        dst, _, iters = args
+        _reads(True)(dev, grid, block, [dst, 32, iters])
+
+    root = _repo(tmp_path, "constant-memory", "  - {label: tiny, dims: {blocks: 2}}\n")
+    kernels = {"const_reads": every_lane_alone, "global_reads": _reads(False), "copy_kernel": _copy}
+    code, res = _run(root, FakeDevice(kernels, constant_sizes={"c_table": 16384}), "constant-memory")
+    assert code == 1
+    wrong = [r.kernel for r in res.rows if not r.check.passed]
+    assert wrong == ["const-1", "const-2", "const-4", "const-8", "const-16"]
+
+
+def _window(dev: FakeDevice, grid: Sequence[int], block: Sequence[int], args: Sequence[int]) -> None:
+    """reuse_*: four float32 sums of |x| per thread (element k into sum k mod 4), passes times."""
+    dst, src, window, passes = args
+    blocks = grid[0]
+    mags = np.abs(dev.array(src)[: blocks * window].reshape(blocks, window // 1024, 1024))
+    acc = np.zeros((4, blocks, 1024), dtype=F32)
+    for _ in range(passes):
+        for k in range(window // 1024):
+            acc[k % 4] += mags[:, k, :]
+    dev.array(dst)[: blocks * 1024] = ((acc[0] + acc[1]) + (acc[2] + acc[3])).reshape(-1)
+
+
+def test_l1_reuse_runs_whole_with_its_extra_counters_declared(tmp_path: Path) -> None:
+    sizes = "  - {label: 16 KiB, dims: {blocks: 3, window: 4096, passes: 5}}\n"
+    root = _repo(tmp_path, "l1-reuse", sizes)
+    kernels = {"reuse_plain": _window, "reuse_nc": _window, "reuse_cg": _window, "copy_kernel": _copy}
+    code, res = _run(root, FakeDevice(kernels), "l1-reuse")
+    assert code == 0, [(r.kernel, r.check.message) for r in res.rows]
+    declared, _ = load_specs(ROOT)
+    extras = {k.id: k.counters for k in declared["l1-reuse"].experiment.kernels}
+    assert all("l1tex__t_sector_hit_rate.pct" in c and "sm__ctas_launched.max" in c for c in extras.values())
+
+
+def _map(op):  # type: ignore[no-untyped-def]
+    def body(dev: FakeDevice, grid: Sequence[int], block: Sequence[int], args: Sequence[int]) -> None:
+        dst, src, n = args
+        dev.array(dst)[:n] = op(dev.array(src)[:n])
+
+    return body
+
+
+def test_fusion_runs_whole_and_the_fused_kernel_is_both_steps(tmp_path: Path) -> None:
+    root = _repo(tmp_path, "fusion", "  - {label: tiny, dims: {n: 8192}}\n")
+    step1 = _map(lambda x: (x.astype(np.float64) * 2 + 1).astype(F32))
+    step2 = _map(lambda t: np.maximum(t, F32(0)))
+    fused = _map(lambda x: np.maximum((x.astype(np.float64) * 2 + 1).astype(F32), F32(0)))
+    kernels = {"scale_shift": step1, "relu": step2, "scale_shift_relu": fused, "copy_kernel": _copy}
+    code, res = _run(root, FakeDevice(kernels), "fusion")
+    assert code == 0, [(r.kernel, r.check.message) for r in res.rows]
+    unfused_fused = FakeDevice({**kernels, "scale_shift_relu": step1})  # forgot the ReLU
+    root2 = _repo(tmp_path / "again", "fusion", "  - {label: tiny, dims: {n: 8192}}\n")
+    code, res = _run(root2, unfused_fused, "fusion")
+    assert code == 1 and [r.kernel for r in res.rows if not r.check.passed] == ["fused"]
