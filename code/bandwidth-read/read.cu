@@ -10,21 +10,23 @@
 extern "C" {
 
 // --8<-- [start:read]
-__global__ void __launch_bounds__(THREADS) read_sum(float* __restrict__ dst, const float* __restrict__ src, int n)
+__global__ void __launch_bounds__(THREADS) read_sum(float* __restrict__ dst, const float* __restrict__ src, int n, int passes)
 {
     const float4* s = reinterpret_cast<const float4*>(src);
     long long n4 = n / 4;
     long long stride = (long long)gridDim.x * THREADS;
-    long long i = (long long)blockIdx.x * THREADS + threadIdx.x;
     float acc = 0.0f;
-    for (; i + 3 * stride < n4; i += 4 * stride) {  // four independent loads in flight per thread
-        float4 a = s[i], b = s[i + stride], c = s[i + 2 * stride], d = s[i + 3 * stride];
-        acc += ((a.x + a.y) + (a.z + a.w)) + ((b.x + b.y) + (b.z + b.w));
-        acc += ((c.x + c.y) + (c.z + c.w)) + ((d.x + d.y) + (d.z + d.w));
-    }
-    for (; i < n4; i += stride) {
-        float4 a = s[i];
-        acc += (a.x + a.y) + (a.z + a.w);
+    for (int p = 0; p < passes; ++p) {
+        long long i = (long long)blockIdx.x * THREADS + threadIdx.x;
+        for (; i + 3 * stride < n4; i += 4 * stride) {  // four independent loads in flight per thread
+            float4 a = s[i], b = s[i + stride], c = s[i + 2 * stride], d = s[i + 3 * stride];
+            acc += ((a.x + a.y) + (a.z + a.w)) + ((b.x + b.y) + (b.z + b.w));
+            acc += ((c.x + c.y) + (c.z + c.w)) + ((d.x + d.y) + (d.z + d.w));
+        }
+        for (; i < n4; i += stride) {
+            float4 a = s[i];
+            acc += (a.x + a.y) + (a.z + a.w);
+        }
     }
     // The block's sum: within each warp by shuffles, then the eight warp sums through shared memory.
     #pragma unroll

@@ -41,7 +41,7 @@ MEMORY_REFERENCES = {
 def block_sums4(inputs: Arrays, dims: Mapping[str, int]) -> dict[str, Any]:
     """``bandwidth-read``: ``blocks`` blocks of 256 threads walk ``src`` as float4s, grid-stride, so
     float4 ``q`` belongs to thread ``q % (blocks * 256)``; ``dst[b]`` is the sum of block b's
-    threads' elements, in float64."""
+    threads' elements, in float64, times the passes (``warm_passes`` for a warm row, else one)."""
     import numpy as np
 
     blocks = dims["blocks"]
@@ -50,7 +50,8 @@ def block_sums4(inputs: Arrays, dims: Mapping[str, int]) -> dict[str, Any]:
     padded = np.zeros(-(-quads.size // threads) * threads)
     padded[: quads.size] = quads
     per_thread = padded.reshape(-1, threads).sum(axis=0)
-    return {"dst": per_thread.reshape(blocks, 256).sum(axis=1)}
+    passes = dims["warm_passes"] if dims["warm"] else 1
+    return {"dst": per_thread.reshape(blocks, 256).sum(axis=1) * passes}
 
 
 def float4_index(inputs: Arrays, dims: Mapping[str, int]) -> dict[str, Any]:

@@ -107,33 +107,39 @@ def test_a_sweep_kernel_one_step_short_fails_its_row(tmp_path: Path) -> None:
 
 def _read_sum(drop_last: bool = False):  # type: ignore[no-untyped-def]
     def body(dev: FakeDevice, grid: Sequence[int], block: Sequence[int], args: Sequence[int]) -> None:
-        dst, src, n = args
+        dst, src, n, passes = args
         threads = grid[0] * 256
         quads = dev.array(src)[:n].reshape(-1, 4).astype(np.float64).sum(axis=1)
         if drop_last:
             quads[-1] = 0.0
         padded = np.zeros(-(-quads.size // threads) * threads)
         padded[: quads.size] = quads
-        dev.array(dst)[: grid[0]] = padded.reshape(-1, threads).sum(axis=0).reshape(grid[0], 256).sum(axis=1)
+        sums = padded.reshape(-1, threads).sum(axis=0).reshape(grid[0], 256).sum(axis=1)
+        dev.array(dst)[: grid[0]] = sums * passes
 
     return body
 
 
 def _write_index(dev: FakeDevice, grid: Sequence[int], block: Sequence[int], args: Sequence[int]) -> None:
-    dst, n = args
+    dst, n, _ = args
     dev.array(dst)[:n] = np.repeat((np.arange(n // 4) & 1023).astype(F32), 4)
 
 
+def _copy_passes(dev: FakeDevice, grid: Sequence[int], block: Sequence[int], args: Sequence[int]) -> None:
+    dst, src, n, _ = args
+    dev.array(dst)[:n] = dev.array(src)[:n]
+
+
 def _triad(dev: FakeDevice, grid: Sequence[int], block: Sequence[int], args: Sequence[int]) -> None:
-    a, b, c, n, scale = args
+    a, b, c, n, scale, _ = args
     dev.array(a)[:n] = dev.array(b)[:n] + F32(scale) * dev.array(c)[:n]
 
 
 BANDWIDTH = {
-    "bandwidth-read": ("read_sum", _read_sum(), "  - {label: tiny, dims: {n: 8192, blocks: 3}}\n"),
-    "bandwidth-write": ("write_index", _write_index, "  - {label: tiny, dims: {n: 8192}}\n"),
-    "bandwidth-copy": ("copy4", _copy, "  - {label: tiny, dims: {n: 8192}}\n"),
-    "bandwidth-triad": ("triad", _triad, "  - {label: tiny, dims: {n: 8192}}\n"),
+    "bandwidth-read": ("read_sum", _read_sum(), "  - {label: tiny, dims: {n: 8192, blocks: 3, warm_passes: 3}}\n"),
+    "bandwidth-write": ("write_index", _write_index, "  - {label: tiny, dims: {n: 8192, warm_passes: 3}}\n"),
+    "bandwidth-copy": ("copy4", _copy_passes, "  - {label: tiny, dims: {n: 8192, warm_passes: 3}}\n"),
+    "bandwidth-triad": ("triad", _triad, "  - {label: tiny, dims: {n: 8192, warm_passes: 3}}\n"),
 }
 
 
@@ -149,17 +155,17 @@ def test_bandwidth_runs_whole_cold_then_warm(tmp_path: Path, experiment: str) ->
 
 
 def test_a_warm_row_is_timed_without_the_flush_and_a_cold_one_with_it(tmp_path: Path) -> None:
-    root = _repo(tmp_path, "bandwidth-copy", "  - {label: tiny, dims: {n: 8192}}\n")
+    root = _repo(tmp_path, "bandwidth-copy", "  - {label: tiny, dims: {n: 8192, warm_passes: 3}}\n")
     spec = root / "code" / "bandwidth-copy" / "experiment.yaml"
     text = spec.read_text()
     cold_only = text[: text.index("  - id: warm")]
     spec.write_text(cold_only)
-    device = FakeDevice({"copy4": _copy, "copy_kernel": _copy})
+    device = FakeDevice({"copy4": _copy_passes, "copy_kernel": _copy})
     _run(root, device, "bandwidth-copy")
     # The ceilings' two rows and the cold row: every timed sample followed a flush.
     assert device.flushed and all(device.flushed)
     spec.write_text(text)
-    warm = FakeDevice({"copy4": _copy, "copy_kernel": _copy})
+    warm = FakeDevice({"copy4": _copy_passes, "copy_kernel": _copy})
     _, res = _run(root, warm, "bandwidth-copy")
     warm_samples = len(next(r for r in res.rows if r.kernel == "warm").samples.times_ms)  # type: ignore[union-attr]
     unflushed = warm_samples + 1  # and the one sample that sizes the batches
