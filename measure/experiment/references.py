@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from measure.experiment.refs_memory import MEMORY_REFERENCES
+
 Arrays = Mapping[str, Any]  # name -> numpy array
 Reference = Callable[[Arrays, Mapping[str, int]], dict[str, Any]]
 
@@ -279,6 +281,10 @@ def reverse_tiles(inputs: Arrays, dims: Mapping[str, int]) -> dict[str, Any]:
 
 
 REFERENCES["reverse_tiles"] = reverse_tiles
+
+# --- the memory and roofline experiments (breadth1): their own module --------------------------------
+
+REFERENCES.update(MEMORY_REFERENCES)
 NAMES = frozenset(REFERENCES)
 
 

@@ -51,6 +51,11 @@ Optional keys of a kernel entry:
   ``BUFFER``'s random data is copied into the module's file-scope ``__constant__`` variable ``SYMBOL``; the
   reference sees the same data as input ``BUFFER``. The run fails if the buffer is larger than the symbol.
 - ``counters: [METRIC, ...]``: Nsight Compute metrics collected for this row beyond the default set.
+- ``l2: warm`` (kind ``kernel`` only; default ``cold``): time the row without the L2 flush, before the
+  warm-up launches and before every sample, so each sample finds what the previous launch left in the
+  L2 (the L2 plateau of a bandwidth sweep, a chase through a set that fits). The row records
+  ``setup: {l2: warm}``. Its counters are still those of a cold launch: Nsight Compute flushes the
+  caches before every replay pass.
 
 An observed launch without and with the opt-in, 64 KiB of dynamic shared memory per block::
 

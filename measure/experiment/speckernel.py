@@ -84,6 +84,13 @@ def check_kernel(k: Kernel, ctx: Context, add: Add) -> None:
             check_expr(value, names, k, key, None, f"{where} {key}", add)
     if not speckinds.check_sections(k, where, add):
         return
+    if k.l2 == "warm" and k.kind != "kernel":
+        add(
+            k,
+            "l2",
+            f"{where} of kind '{k.kind}' asks for a warm L2",
+            "leave 'l2' out: only kind 'kernel' rows can be timed without the flush",
+        )
     if k.kind == "memcpy":
         _check_memcpy(k, where, buffer_names, add)
         return
