@@ -1,0 +1,206 @@
+"""The breadth2 experiments (sm-schedulers, ilp, block-size, wave-quantization, ...) as committed, only
+their sizes and step counts shrunk, run through the runner's whole path on the fake device with the
+kernels modelled in numpy (breadth2_models.py): every row's arguments, opt-in, dynamic shared memory,
+reference and output buffer fit together and every row passes its check; and each reference's
+tolerance holds for the modelled kernel at the committed step counts."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from collections.abc import Sequence
+from pathlib import Path
+
+import breadth2_models as M
+import numpy as np
+import pytest
+
+from measure.experiment.nodes import load_nodes
+from measure.experiment.references import REFERENCES
+from measure.experiment.spec import load_specs
+from measure.gpu.check import compare
+from measure.run import runner
+from measure.store import results as R
+from measure.testing import synthetic as T
+from measure.testing.fakedevice import FakeDevice
+
+ROOT = Path(__file__).resolve().parents[2]
+QUICK = runner.Options(min_samples=3, min_gpu_time_s=0.0, row_time_limit_s=0.5, warmup_launches=1, max_batch=4)
+
+
+def _repo(tmp_path: Path, folder: str, sizes: str, *replacements: tuple[str, str]) -> Path:
+    T.write_fixture_repo(tmp_path)
+    T.write_small_ceilings(tmp_path, "256 KiB", 65536)
+    shutil.copytree(ROOT / "code" / folder, tmp_path / "code" / folder)
+    spec_path = tmp_path / "code" / folder / "experiment.yaml"
+    text = spec_path.read_text()
+    text, count = re.subn(r"(?m)^  - \{label: .*dims: .*\}\}\n", "", text)
+    assert count >= 1
+    text = text.replace("sizes:\n", "sizes:\n" + sizes, 1)
+    for old, new in replacements:
+        assert old in text, old
+        text = text.replace(old, new)
+    spec_path.write_text(text)
+    return tmp_path
+
+
+def _run(root: Path, device: FakeDevice, experiment: str) -> R.Result:
+    declared, problems = load_specs(root)
+    assert problems == []
+    nodes, node_problems = load_nodes(root)
+    assert node_problems == []
+    code = runner.run(
+        root,
+        "test-node",
+        nodes["test-node"],
+        declared,
+        [experiment],
+        QUICK,
+        runner.Provenance0(),
+        root / R.RESULTS_DIR,
+        device=device,
+    )
+    entry = R.load_all(root).get(experiment, "test-node")
+    assert entry.result is not None, entry.problems
+    assert code == 0, [(r.kernel, r.check.message) for r in entry.result.rows]
+    assert all(r.check.passed for r in entry.result.rows)
+    return entry.result
+
+
+def _copy(dev: FakeDevice, grid: Sequence[int], block: Sequence[int], args: Sequence[int]) -> None:
+    dst, src, n = args
+    dev.array(dst)[:n] = dev.array(src)[:n]
+
+
+def _chains(chains: int):  # type: ignore[no-untyped-def]
+    def body(dev: FakeDevice, grid: Sequence[int], block: Sequence[int], args: Sequence[int]) -> None:
+        dst, src, n, iters, a_bits, b_bits = args
+        assert grid[0] * block[0] >= n
+        dev.array(dst)[:n] = M.fma_chains(dev.array(src)[:n], chains, iters, a_bits, b_bits)
+
+    return body
+
+
+def _spec(folder: str) -> str:
+    return (ROOT / "code" / folder / "experiment.yaml").read_text()
+
+
+def _tolerance(folder: str, kernel: str) -> float:
+    declared, problems = load_specs(ROOT)
+    assert problems == []
+    exp = next(d.experiment for d in declared.values() if d.source_path.startswith(f"code/{folder}/"))
+    return next(k.tolerance for k in exp.kernels if k.id == kernel)
+
+
+# --- sm-schedulers -----------------------------------------------------------------------------------
+
+
+def test_sm_schedulers_runs_whole_with_w_blocks_per_sm(tmp_path: Path) -> None:
+    sizes = "".join(
+        f'  - {{label: "{w} warps/scheduler", dims: {{n: {132 * w * 128}, iters: 32}}}}\n' for w in (1, 2, 16)
+    )
+    root = _repo(tmp_path, "sm-schedulers", sizes)
+    res = _run(root, FakeDevice({"fma_chain1": _chains(1), "copy_kernel": _copy}), "sm-schedulers")
+    assert [r.launch.grid[0] for r in res.rows if r.launch is not None] == [132, 264, 2112]
+    assert {r.launch.block[0] for r in res.rows if r.launch is not None} == {128}
+
+
+def test_sm_schedulers_committed_sizes_are_132_w_blocks_of_4_warps() -> None:
+    sizes = re.findall(r'label: "(\d+) warps?/scheduler \((\d+) per SM\)", dims: \{n: (\d+)', _spec("sm-schedulers"))
+    assert [int(w) for w, _, _ in sizes] == [1, 2, 4, 8, 16]
+    for w, per_sm, n in sizes:
+        assert int(per_sm) == 4 * int(w) and int(n) == 132 * int(w) * 128
+
+
+# --- ilp ---------------------------------------------------------------------------------------------
+
+
+def test_ilp_runs_whole(tmp_path: Path) -> None:
+    root = _repo(
+        tmp_path,
+        "ilp",
+        '  - {label: "1 warp/scheduler", dims: {n: 16896}}\n',
+        *((f"iters: {32768 // c},", f"iters: {64 // c},") for c in (1, 2, 4, 8)),
+    )
+    kernels = {f"fma_ilp{c}": _chains(c) for c in (1, 2, 4, 8)}
+    res = _run(root, FakeDevice({**kernels, "copy_kernel": _copy}), "ilp")
+    assert [r.kernel for r in res.rows] == ["chains-1", "chains-2", "chains-4", "chains-8"]
+
+
+@pytest.mark.parametrize("chains", [1, 2, 4, 8])
+def test_chain_tolerances_hold_at_the_committed_step_counts(chains: int) -> None:
+    """32768 FMAs per thread in float32 against the float64 closed form: within the declared tolerance,
+    and a thread that read its neighbour's element fails."""
+    rng = np.random.default_rng(chains)
+    src = rng.uniform(-1, 1, 256).astype(np.float32)
+    dims = {"chains": chains, "iters": 32768 // chains, "a_bits": 1065352960, "b_bits": 922746880}
+    ref = REFERENCES["fma_chains_n"]({"src": src}, dims)["dst"]
+    got = M.fma_chains(src, **dims)
+    tol = _tolerance("ilp", f"chains-{chains}")
+    assert compare(got, ref, tol).passed
+    if chains == 1:
+        assert tol == _tolerance("sm-schedulers", "chain")
+    wrong = got.copy()
+    wrong[7] = got[8]
+    assert not compare(wrong, ref, tol).passed
+
+
+def test_wave_quantization_tolerance_holds() -> None:
+    rng = np.random.default_rng(7)
+    src = rng.uniform(-1, 1, 256).astype(np.float32)
+    dims = {"chains": 8, "iters": 1024, "a_bits": 1065349120, "b_bits": 956301312}
+    ref = REFERENCES["fma_chains_n"]({"src": src}, dims)["dst"]
+    got = M.fma_chains(src, **dims)
+    tol = _tolerance("wave-quantization", "fixed")
+    assert compare(got, ref, tol).passed
+    wrong = got.copy()
+    wrong[3] = got[4]
+    assert not compare(wrong, ref, tol).passed
+
+
+# --- wave-quantization -------------------------------------------------------------------------------
+
+
+def test_wave_quantization_runs_whole_at_one_block_per_sm(tmp_path: Path) -> None:
+    sizes = "".join(f'  - {{label: "{g} blocks", dims: {{blocks: {g}}}}}\n' for g in (1, 133))
+    root = _repo(tmp_path, "wave-quantization", sizes, ("iters: 1024,", "iters: 16,"))
+    res = _run(root, FakeDevice({"fixed_work": _chains(8), "copy_kernel": _copy}), "wave-quantization")
+    assert [r.launch.grid[0] for r in res.rows if r.launch is not None] == [1, 133]
+    assert {r.occupancy.blocks_per_sm for r in res.rows if r.occupancy is not None} == {1}
+
+
+def test_wave_quantization_grids_straddle_each_wave_boundary() -> None:
+    grids = [int(g) for g in re.findall(r"dims: \{blocks: (\d+)\}", _spec("wave-quantization"))]
+    for wave in (132, 264, 396):
+        assert {wave - 1, wave, wave + 1} <= set(grids), wave
+    assert min(grids) == 1 and max(grids) == 4 * 132
+
+
+# --- block-size --------------------------------------------------------------------------------------
+
+
+def _center(dev: FakeDevice, grid: Sequence[int], block: Sequence[int], args: Sequence[int]) -> None:
+    dst, src, threads = args
+    assert grid[0] * block[0] >= threads
+    dev.array(dst)[: 64 * threads] = M.center64(dev.array(src)[: 64 * threads], threads)
+
+
+def test_block_size_runs_whole(tmp_path: Path) -> None:
+    root = _repo(tmp_path, "block-size", '  - {label: "tiny", dims: {n: 65536, threads: 1024}}\n')
+    res = _run(root, FakeDevice({"copy_1": _copy, "center_64": _center, "copy_kernel": _copy}), "block-size")
+    blocks = {r.kernel: r.launch.block[0] for r in res.rows if r.launch is not None}
+    assert blocks["copy-32"] == 32 and blocks["center-512"] == 512
+    assert [r.kernel for r in res.rows][-1] == "center-1024"
+
+
+def test_center64_reference_against_the_model() -> None:
+    rng = np.random.default_rng(3)
+    threads = 512
+    src = rng.uniform(-1, 1, 64 * threads).astype(np.float32)
+    ref = REFERENCES["center64"]({"src": src}, {"threads": threads})["dst"]
+    got = M.center64(src, threads)
+    tol = _tolerance("block-size", "center-32")
+    assert compare(got, ref, tol).passed
+    swapped = src.copy()
+    swapped[0] = src[threads * 4]  # thread 0 reads another thread's value
+    assert not compare(M.center64(swapped, threads), ref, tol).passed
