@@ -204,3 +204,35 @@ def test_center64_reference_against_the_model() -> None:
     swapped = src.copy()
     swapped[0] = src[threads * 4]  # thread 0 reads another thread's value
     assert not compare(M.center64(swapped, threads), ref, tol).passed
+
+
+# --- spilling ----------------------------------------------------------------------------------------
+
+
+def _matmul(dev: FakeDevice, grid: Sequence[int], block: Sequence[int], args: Sequence[int]) -> None:
+    c, a, b, m, n, k = args
+    assert grid[0] * 128 >= n and grid[1] * 128 >= m
+    product = dev.array(a)[: m * k].reshape(m, k) @ dev.array(b)[: k * n].reshape(k, n)
+    dev.array(c)[: m * n] = product.reshape(-1)
+
+
+def test_spilling_runs_whole_at_a_ragged_size(tmp_path: Path) -> None:
+    root = _repo(tmp_path, "spilling", "  - {label: ragged, dims: {m: 130, n: 67, k: 45}}\n")
+    functions = ["regtile_free", "regtile_max96", "regtile_max80", "regtile_max64"]
+    res = _run(root, FakeDevice({**dict.fromkeys(functions, _matmul), "copy_kernel": _copy}), "spilling")
+    assert [r.kernel for r in res.rows] == ["free", "max96", "max80", "max64"]
+
+
+def test_spilling_caps_are_the_functions_maxnreg() -> None:
+    source = (ROOT / "code" / "spilling" / "regtile.cu").read_text()
+    caps = dict(re.findall(r"__maxnreg__\((\d+)\) (regtile_max\d+)\(", source))
+    assert caps == {"96": "regtile_max96", "80": "regtile_max80", "64": "regtile_max64"}
+
+
+def test_a_function_with_a_register_cap_is_found_and_a_misspelt_one_is_not() -> None:
+    from measure.experiment.speckernel import function_defined
+
+    source = 'extern "C" {\n__global__ void __maxnreg__(64) capped(float* c) { }\n}\n'
+    assert function_defined(source, "capped")
+    assert function_defined(source.replace("__maxnreg__(64) ", "__launch_bounds__(256) __maxnreg__(64) "), "capped")
+    assert not function_defined(source.replace("__maxnreg__", "__maxreg__"), "capped")
