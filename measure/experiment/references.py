@@ -319,4 +319,18 @@ def center64(inputs: Arrays, dims: Mapping[str, int]) -> dict[str, Any]:
 
 REFERENCES["center64"] = center64
 
+
+def fixed_point_block_sums(inputs: Arrays, dims: Mapping[str, int]) -> dict[str, Any]:
+    """``warp-shuffle``: each element becomes the integer ``round(x * 4096)`` (half to even, as
+    ``__float2int_rn``); ``out[b]`` is the sum of block b's 256 integers, divided by 4096 (exact)."""
+    import numpy as np
+
+    src = inputs["src"].astype(np.float64)
+    q = np.zeros(-(-src.size // 256) * 256)
+    q[: src.size] = np.rint(src * 4096.0)
+    return {"out": q.reshape(-1, 256).sum(axis=1) / 4096.0}
+
+
+REFERENCES["fixed_point_block_sums"] = fixed_point_block_sums
+
 NAMES = frozenset(REFERENCES)

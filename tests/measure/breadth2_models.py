@@ -37,3 +37,16 @@ def center64(src: Any, threads: int) -> Any:
         s = s + ((v[k, :, 0] + v[k, :, 1]) + (v[k, :, 2] + v[k, :, 3]))
     mean = s * np.float32(1.0 / 64.0)
     return (v - mean[None, :, None]).reshape(-1)
+
+
+def fixed_point_tree(src: Any, blocks: int) -> Any:
+    """The shared tree of reduce_shared_tree, level by level, in int32 (np.rint is half to even, as
+    __float2int_rn), the sums scaled by 1/4096 in float32."""
+    q = np.zeros(blocks * 256, np.int32)
+    q[: src.size] = np.rint(src.astype(np.float32) * np.float32(4096.0)).astype(np.int32)
+    sh = q.reshape(blocks, 256).copy()
+    s = 128
+    while s > 0:
+        sh[:, :s] += sh[:, s : 2 * s]
+        s //= 2
+    return sh[:, 0].astype(np.float32) * np.float32(1.0 / 4096.0)

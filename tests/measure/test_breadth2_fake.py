@@ -236,3 +236,31 @@ def test_a_function_with_a_register_cap_is_found_and_a_misspelt_one_is_not() -> 
     assert function_defined(source, "capped")
     assert function_defined(source.replace("__maxnreg__(64) ", "__launch_bounds__(256) __maxnreg__(64) "), "capped")
     assert not function_defined(source.replace("__maxnreg__", "__maxreg__"), "capped")
+
+
+# --- warp-shuffle ------------------------------------------------------------------------------------
+
+
+def _fixed_tree(dev: FakeDevice, grid: Sequence[int], block: Sequence[int], args: Sequence[int]) -> None:
+    out, src, n = args
+    assert block[0] == 256
+    dev.array(out)[: grid[0]] = M.fixed_point_tree(dev.array(src)[:n], grid[0])
+
+
+def test_warp_shuffle_runs_whole_at_a_ragged_size(tmp_path: Path) -> None:
+    root = _repo(tmp_path, "warp-shuffle", '  - {label: "ragged", dims: {n: 1029}}\n')
+    functions = ["reduce_shared_tree", "reduce_shared_syncwarp", "reduce_shuffle", "reduce_redux"]
+    res = _run(root, FakeDevice({**dict.fromkeys(functions, _fixed_tree), "copy_kernel": _copy}), "warp-shuffle")
+    assert [r.kernel for r in res.rows] == ["tree", "syncwarp", "shuffle", "redux"]
+    assert {r.launch.grid[0] for r in res.rows if r.launch is not None} == {5}
+
+
+def test_fixed_point_sums_are_exact_and_a_lost_element_fails() -> None:
+    rng = np.random.default_rng(5)
+    src = rng.uniform(-1, 1, 256 * 7 - 3).astype(np.float32)
+    src[:4] = np.float32(0.5 / 4096), np.float32(1.5 / 4096), np.float32(-0.5 / 4096), np.float32(-1.0)  # ties
+    ref = REFERENCES["fixed_point_block_sums"]({"src": src}, {"n": src.size})["out"]
+    assert compare(M.fixed_point_tree(src, 7), ref, 0.0).passed
+    lost = src.copy()
+    lost[300] = 0.0
+    assert not compare(M.fixed_point_tree(lost, 7), ref, 0.0).passed
