@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import breadth2_models as M
+import kernelmodels as K
 import numpy as np
 import pytest
 
@@ -264,3 +265,61 @@ def test_fixed_point_sums_are_exact_and_a_lost_element_fails() -> None:
     lost = src.copy()
     lost[300] = 0.0
     assert not compare(M.fixed_point_tree(lost, 7), ref, 0.0).passed
+
+
+# --- stall-chase, stall-transpose, stall-matmul ------------------------------------------------------
+
+
+def _chase(dev: FakeDevice, grid: Sequence[int], block: Sequence[int], args: Sequence[int]) -> None:
+    dst, src, mask, steps, chasers = args
+    dev.array(dst)[: grid[0] * 64] = K.chase(dev.array(src)[: mask + 1], grid[0], steps, chasers)
+
+
+def _transpose(dev: FakeDevice, grid: Sequence[int], block: Sequence[int], args: Sequence[int]) -> None:
+    dst, src, rows, cols = args
+    dev.array(dst)[: rows * cols] = dev.array(src)[: rows * cols].reshape(rows, cols).T.reshape(-1)
+
+
+def test_stall_experiments_run_whole_and_ask_for_the_same_stall_counters(tmp_path: Path) -> None:
+    root = _repo(tmp_path, "stall-chase", '  - {label: "tiny", dims: {n: 65536, blocks: 132}}\n', ("steps: 4096", "steps: 64"))
+    shutil.copytree(ROOT / "code" / "stall-transpose", tmp_path / "code" / "stall-transpose")
+    shutil.copytree(ROOT / "code" / "stall-matmul", tmp_path / "code" / "stall-matmul")
+    for folder, size in (("stall-transpose", "{rows: 67, cols: 45}"), ("stall-matmul", "{m: 130, n: 67, k: 45}")):
+        spec = tmp_path / "code" / folder / "experiment.yaml"
+        spec.write_text(re.sub(r"dims: \{[^}]*\}", f"dims: {size}", spec.read_text()))
+    device = FakeDevice(
+        {
+            "chase": _chase,
+            "transpose_tiled": _transpose,
+            "transpose_padded": _transpose,
+            "matmul_naive": _matmul,
+            "matmul_wmma_tf32": _matmul,
+            "copy_kernel": _copy,
+        }
+    )
+    extras = set()
+    for exp in ("stall-chase", "stall-transpose", "stall-matmul"):
+        _run(root, device, exp)
+    declared, _ = load_specs(root)
+    for exp in ("stall-chase", "stall-transpose", "stall-matmul"):
+        for k in declared[exp].experiment.kernels:
+            extras.add(tuple(k.counters))
+    assert len(extras) == 1
+    (counters,) = extras
+    assert "smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio" in counters
+
+
+def test_stall_kernels_are_the_originals_copied_unchanged() -> None:
+    def region(path: str, name: str) -> str:
+        text = (ROOT / path).read_text()
+        return text[text.index(f"// --8<-- [start:{name}]") : text.index(f"// --8<-- [end:{name}]")]
+
+    pairs = [
+        ("code/latency-hiding/latency.cu", "code/stall-chase/chase.cu", "chase"),
+        ("code/day13-shared-memory/transpose.cu", "code/stall-transpose/transpose.cu", "tiled"),
+        ("code/day13-shared-memory/transpose.cu", "code/stall-transpose/transpose.cu", "padded"),
+        ("code/day16-matmul/matmul.cu", "code/stall-matmul/matmul.cu", "naive"),
+        ("code/day16-matmul/matmul.cu", "code/stall-matmul/matmul.cu", "tensor"),
+    ]
+    for original, copy, name in pairs:
+        assert region(original, name) == region(copy, name), (copy, name)
