@@ -281,7 +281,9 @@ def _transpose(dev: FakeDevice, grid: Sequence[int], block: Sequence[int], args:
 
 
 def test_stall_experiments_run_whole_and_ask_for_the_same_stall_counters(tmp_path: Path) -> None:
-    root = _repo(tmp_path, "stall-chase", '  - {label: "tiny", dims: {n: 65536, blocks: 132}}\n', ("steps: 4096", "steps: 64"))
+    root = _repo(
+        tmp_path, "stall-chase", '  - {label: "tiny", dims: {n: 65536, blocks: 132}}\n', ("steps: 4096", "steps: 64")
+    )
     shutil.copytree(ROOT / "code" / "stall-transpose", tmp_path / "code" / "stall-transpose")
     shutil.copytree(ROOT / "code" / "stall-matmul", tmp_path / "code" / "stall-matmul")
     for folder, size in (("stall-transpose", "{rows: 67, cols: 45}"), ("stall-matmul", "{m: 130, n: 67, k: 45}")):
