@@ -325,3 +325,71 @@ def test_stall_kernels_are_the_originals_copied_unchanged() -> None:
     ]
     for original, copy, name in pairs:
         assert region(original, name) == region(copy, name), (copy, name)
+
+
+# --- concurrent-kernels and launch.streams -----------------------------------------------------------
+
+
+def test_concurrent_kernels_runs_whole_with_each_row_on_its_streams(tmp_path: Path) -> None:
+    root = _repo(tmp_path, "concurrent-kernels", '  - {label: "tiny", dims: {n: 512, iters: 32}}\n')
+    device = FakeDevice({"small_chain": _chains(1), "copy_kernel": _copy})
+    res = _run(root, device, "concurrent-kernels")
+    assert [r.kernel for r in res.rows] == ["one", "serial-4", "streams-4", "serial-16", "streams-16"]
+    assert set(device.repeat_streams) == {1, 4, 16}
+    assert [r.launches for r in res.rows] == [None, 4, 4, 16, 16]
+
+
+LAUNCH_SPEC = """\
+id: toy-streams
+title: launches over streams
+source: toy.cu
+element: float32
+buffers:
+  - {name: src, role: input, shape: [n]}
+  - {name: dst, role: output, shape: [n]}
+sizes:
+  - {label: 1K, dims: {n: 1024}}
+kernels:
+  - id: spread
+    label: spread
+    kind: launch
+    function: toy_copy
+    block: [256]
+    grid: ["cdiv(n, 256)"]
+    args: [dst, src, n]
+    launch: {mode: MODE, count: COUNT, streams: STREAMS}
+    reference: copy
+    bytes_read: 4 * n
+    bytes_written: 4 * n
+"""
+TOY_SOURCE = 'extern "C" {\n__global__ void toy_copy(float* dst, const float* src, int n) { }\n}\n'
+
+
+@pytest.mark.parametrize(
+    ("mode", "count", "streams", "message"),
+    [
+        ("stream", 8, 8, None),
+        ("stream", 8, 0, "code/toy/experiment.yaml:18: kernel 'spread' launch.streams is 0; use 1 stream or more"),
+        (
+            "graph",
+            8,
+            4,
+            "code/toy/experiment.yaml:18: kernel 'spread' launches on 4 streams in mode 'graph'; "
+            "spread launches over streams in mode 'stream' only, or set streams: 1",
+        ),
+        (
+            "stream",
+            2,
+            4,
+            "code/toy/experiment.yaml:18: kernel 'spread' has 4 streams for 2 launches; "
+            "use at most as many streams as launches",
+        ),
+    ],
+)
+def test_launch_streams_are_checked(mode: str, count: int, streams: int, message: str | None) -> None:
+    from measure.experiment.spec import parse_spec
+
+    text = LAUNCH_SPEC.replace("MODE", mode).replace("COUNT", str(count)).replace("STREAMS", str(streams))
+    declared, found = parse_spec(text, "code/toy/experiment.yaml", TOY_SOURCE)
+    assert (declared is None) == bool(found)
+    assert [str(p) for p in found] == ([] if message is None else [message])

@@ -113,4 +113,7 @@ def test_every_reference_is_registered_by_name() -> None:
         "thread_sums",
         "chase_sums",
         "reverse_tiles",
+        "fma_chains_n",
+        "center64",
+        "fixed_point_block_sums",
     } == references.NAMES
