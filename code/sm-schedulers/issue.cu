@@ -5,9 +5,10 @@
 // result, so a warp can issue its next FFMA only once the last has come out of the pipeline. A
 // scheduler that holds one such warp therefore sits idle for most cycles; with more warps it can issue
 // another warp's FFMA in those cycles, until it issues one warp-instruction every clock, its ceiling.
-// The spec launches blocks of 128 threads (4 warps, one per scheduler of the SM they land on) and
-// 132 x w blocks, so every SM of a 132-SM GPU holds w blocks: w warps per scheduler, all resident at
-// once (w <= 16: 2048 threads and 16 blocks per SM, within the limits at this kernel's register count).
+// The spec launches blocks of 128 threads (4 warps) and 132 x w blocks, so that every SM of a 132-SM
+// GPU can hold w blocks, all resident at once (w <= 16: 2048 threads and 16 blocks per SM, within the
+// limits at this kernel's register count): w warps per scheduler if the warps spread evenly, which the
+// counters' minimum and maximum instructions per scheduler show.
 // a and b arrive as the bit patterns of floats (the runner passes integers), so the compiler cannot
 // fold the chain. The spec passes a = 1 - 2^-16 and b = 2^-17, both exact in float32: after K steps
 // x = a^K x0 + 0.5 (1 - a^K), a^K about 0.61 at K = 32768, so the output depends on both the input

@@ -3,7 +3,7 @@
 // so a grid of g blocks on a 132-SM GPU runs in ceil(g / 132) rounds ("waves") of equal length.
 //
 // The work: each thread steps 8 independent chains x = fma(x, a, b) `iters` times (32 warps per SM,
-// 8 per scheduler: the SM issues FFMAs every clock) and stores their sum. a and b arrive as bit
+// 8 per scheduler, each warp with 8 FFMAs that do not wait for each other) and stores their sum. a and b arrive as bit
 // patterns (the runner passes integers), so the compiler cannot fold the chains; with a = 1 - 2^-12
 // and b = 2^-13 a chain ends at a^K x0 + 0.5 (1 - a^K), which numpy computes in float64.
 
