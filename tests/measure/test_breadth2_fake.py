@@ -96,21 +96,27 @@ def _tolerance(folder: str, kernel: str) -> float:
 # --- sm-schedulers -----------------------------------------------------------------------------------
 
 
-def test_sm_schedulers_runs_whole_with_w_blocks_per_sm(tmp_path: Path) -> None:
-    sizes = "".join(
-        f'  - {{label: "{w} warps/scheduler", dims: {{n: {132 * w * 128}, iters: 32}}}}\n' for w in (1, 2, 16)
-    )
-    root = _repo(tmp_path, "sm-schedulers", sizes)
-    res = _run(root, FakeDevice({"fma_chain1": _chains(1), "copy_kernel": _copy}), "sm-schedulers")
-    assert [r.launch.grid[0] for r in res.rows if r.launch is not None] == [132, 264, 2112]
+def _chains_seq(dev: FakeDevice, grid: Sequence[int], block: Sequence[int], args: Sequence[int]) -> None:
+    dst, src, n, iters, a_bits, b_bits = args
+    assert grid[0] * block[0] <= n  # a grid-stride loop: every element is reached
+    dev.array(dst)[:n] = M.fma_chains(dev.array(src)[:n], 1, iters, a_bits, b_bits)
+
+
+def test_sm_schedulers_runs_whole(tmp_path: Path) -> None:
+    root = _repo(tmp_path, "sm-schedulers", '  - {label: "tiny", dims: {n: 270336, iters: 16}}\n')
+    res = _run(root, FakeDevice({"fma_chains_seq": _chains_seq, "copy_kernel": _copy}), "sm-schedulers")
+    assert [r.launch.grid[0] for r in res.rows if r.launch is not None] == [132, 264, 528, 1056, 2112]
     assert {r.launch.block[0] for r in res.rows if r.launch is not None} == {128}
 
 
-def test_sm_schedulers_committed_sizes_are_132_w_blocks_of_4_warps() -> None:
-    sizes = re.findall(r'label: "(\d+) warps?/scheduler \((\d+) per SM\)", dims: \{n: (\d+)', _spec("sm-schedulers"))
-    assert [int(w) for w, _, _ in sizes] == [1, 2, 4, 8, 16]
-    for w, per_sm, n in sizes:
-        assert int(per_sm) == 4 * int(w) and int(n) == 132 * int(w) * 128
+def test_sm_schedulers_rows_are_132_w_blocks_of_4_warps_and_cover_n_evenly() -> None:
+    text = _spec("sm-schedulers")
+    rows = re.findall(r'label: "(\d+) warps?/scheduler \((\d+) per SM\)"\n.*\n.*\n.*\n    grid: \[(\d+)\]', text)
+    assert [int(w) for w, _, _ in rows] == [1, 2, 4, 8, 16]
+    n = int(re.search(r"dims: \{n: (\d+)", text).group(1))
+    for w, per_sm, grid in rows:
+        assert int(per_sm) == 4 * int(w) and int(grid) == 132 * int(w)
+        assert n % (int(grid) * 128) == 0  # every thread runs the same number of chains
 
 
 # --- ilp ---------------------------------------------------------------------------------------------
@@ -139,8 +145,6 @@ def test_chain_tolerances_hold_at_the_committed_step_counts(chains: int) -> None
     got = M.fma_chains(src, **dims)
     tol = _tolerance("ilp", f"chains-{chains}")
     assert compare(got, ref, tol).passed
-    if chains == 1:
-        assert tol == _tolerance("sm-schedulers", "chain")
     wrong = got.copy()
     wrong[7] = got[8]
     assert not compare(wrong, ref, tol).passed
@@ -393,3 +397,16 @@ def test_launch_streams_are_checked(mode: str, count: int, streams: int, message
     declared, found = parse_spec(text, "code/toy/experiment.yaml", TOY_SOURCE)
     assert (declared is None) == bool(found)
     assert [str(p) for p in found] == ([] if message is None else [message])
+
+
+def test_sm_schedulers_tolerance_holds_at_16384_steps() -> None:
+    rng = np.random.default_rng(11)
+    src = rng.uniform(-1, 1, 256).astype(np.float32)
+    dims = {"chains": 1, "iters": 16384, "a_bits": 1065352960, "b_bits": 922746880}
+    ref = REFERENCES["fma_chains_n"]({"src": src}, dims)["dst"]
+    got = M.fma_chains(src, **dims)
+    tol = _tolerance("sm-schedulers", "warps-1")
+    assert compare(got, ref, tol).passed
+    wrong = got.copy()
+    wrong[7] = got[8]
+    assert not compare(wrong, ref, tol).passed
