@@ -46,6 +46,8 @@ def options(root: Path, config_file: str = "mkdocs.yml", *, preview: bool = Fals
         evidence_file=str(mine.get("evidence_file", defaults.evidence_file)),
         evidence_max_age_days=int(mine.get("evidence_max_age_days", defaults.evidence_max_age_days)),
         chrome=tuple(str(p) for p in mine.get("chrome", defaults.chrome)),
+        default_node=str(mine["default_node"]) if mine.get("default_node") is not None else None,
+        config_file=config_file,
     )
 
 

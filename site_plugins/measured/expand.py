@@ -6,12 +6,13 @@ import bisect
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from html import escape
 
 from site_plugins.files.messages import Problem
 from site_plugins.measured import chart, columns, counterref, lint, observed, render
 from site_plugins.measured.fmt import COLUMNS, Column
 from site_plugins.measured.model import NOT_MEASURED, ResultsView
-from site_plugins.measured.resolve import Failure, Shown, hint
+from site_plugins.measured.resolve import Failure, Shown, hint, unknown_node
 from site_plugins.measured.syntax import Directive, SyntaxProblem, find_directives, parse, prose_segments
 
 COLUMN_NAMES: tuple[str, ...] = tuple(COLUMNS)
@@ -145,8 +146,14 @@ class _Page:
     """Accumulates one page's expansion; ``ids`` numbers charts so their aria ids are unique."""
 
     def __init__(
-        self, path: str, first_line: int, view: ResultsView, preview: bool, sources: Sequence[str] | None
+        self, path: str, first_line: int, view: ResultsView, preview: bool, sources: Sequence[str] | None,
+        node: str | None = None,
     ) -> None:
+        # The node prose figures come from: the entry's own, else the plugin's default (None: the one node).
+        self.node = node or view.default_node
+        # Why that node cannot be quoted (reported once, where it is named); its figures are then marked.
+        self.bad_node = unknown_node(view, self.node) if self.node is not None else None
+        self.quoted: dict[str, None] = {}  # nodes prose figures were read from, in page order
         self.path = path
         self.first_line = first_line
         self.view = view
@@ -179,6 +186,7 @@ class _Page:
             size=_one(d, "size"),
             kernels=list(rows) if rows else None,
             columns=[c for c in cols] if cols else None,
+            first=self.node if self.bad_node is None else None,
         )
         if isinstance(shown, Failure):
             self.problem(d.line, shown)
@@ -204,7 +212,9 @@ class _Page:
         experiment = d.positional[0]
         self.experiments.setdefault(experiment, None)
         col = _one(d, "col")
-        common = {"node": _one(d, "node"), "size": _one(d, "size")}
+        if self.bad_node is not None and _one(d, "node") is None:
+            return render.inline_problem(self.bad_node, preview=self.preview)
+        common = {"node": _one(d, "node") or self.node, "size": _one(d, "size")}
         shown: Shown | Failure
         limit = _one(d, "limit")
         if d.name == "observed" and limit is not None:
@@ -234,6 +244,7 @@ class _Page:
         if isinstance(shown, Failure):
             self.problem(d.line, shown)
             return render.inline_problem(shown, preview=self.preview)
+        self.quoted.setdefault(shown.node, None)
         return self.place(shown)
 
     def _metric(self, experiment: str) -> Column:
@@ -249,14 +260,20 @@ def expand(
     view: ResultsView,
     preview: bool,
     sources: Sequence[str] | None = None,
+    node: str | None = None,
+    node_line: int = 0,
 ) -> Expansion:
     """Replace directives in ``markdown`` (a page body whose first line is file line ``first_line`` of
     repo-relative ``path``) and lint hand-typed figures. ``sources``: the titles of the entry's cited
-    sources; when given, ``{{ cited ... source= }}`` must name one of them."""
+    sources; when given, ``{{ cited ... source= }}`` must name one of them. ``node``: the entry's
+    ``node:`` (written on file line ``node_line``), the node its prose figures come from; default: the
+    view's default node."""
+    page = _Page(path, first_line, view, preview, sources, node)
+    if node and page.bad_node is not None:
+        page.problems.append(Problem(path, node_line, page.bad_node.problem, page.bad_node.remedy))
     if "{{" not in markdown and not lint.FIGURE.search(markdown) and "|" not in markdown:
-        return Expansion(markdown)
+        return Expansion(markdown, page.problems)
     lines = markdown.split("\n")
-    page = _Page(path, first_line, view, preview, sources)
     out: list[str] = []
     prose_lines: set[int] = set()
     edits: dict[int, list[tuple[int, int, str]]] = {}
@@ -325,7 +342,23 @@ def expand(
             continue  # the block already ends with a blank line
         out.append(text)
     page.problems.sort(key=lambda p: p.line)
-    return Expansion("\n".join(out), page.problems, tuple(page.values), tuple(page.experiments))
+    said = figures_line(view, sorted(page.quoted, key=lambda n: n != page.node))
+    body = "\n".join(out)
+    return Expansion(f"{said}\n\n{body}" if said else body, page.problems, tuple(page.values),
+                     tuple(page.experiments))
+
+
+def figures_line(view: ResultsView, nodes: Sequence[str]) -> str:
+    """The line at the top of a page saying which GPU the figures in its text were measured on (``nodes``:
+    those quoted, the page's own first); tables name their GPU in each tab and provenance sentence."""
+    if not nodes:
+        return ""
+    named = [f"{view.gpu(n)} ({n})" for n in nodes]
+    text = f"Figures in the text: {named[0]}"
+    if len(named) > 1:
+        text += f"; where a figure's tooltip names another node: {', '.join(named[1:])}"
+    return f'<p class="gloss-figures-node" data-search-exclude>{escape(text)}.</p>'
+
 
 
 def _lint_span(

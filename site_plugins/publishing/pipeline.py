@@ -108,7 +108,8 @@ class Snapshot:
 
 def expand_body(entry: Entry, view: measured.ResultsView, preview: bool) -> measured.Expansion:
     return measured.expand(entry.body, path=entry.path, first_line=entry.body_line, view=view, preview=preview,
-                           sources=[s.title for s in entry.meta.sources])
+                           sources=[s.title for s in entry.meta.sources], node=entry.meta.node or None,
+                           node_line=line_of(entry.meta, "node"))
 
 
 @dataclass(frozen=True)
@@ -178,10 +179,10 @@ class Reuse:
     view: measured.ResultsView | None = None
     staged: dict[tuple[str, str], Staged] = field(default_factory=dict)  # (path, text) -> staged form
 
-    def refresh(self, root: Path) -> measured.ResultsView:
+    def refresh(self, root: Path, default_node: str | None = None) -> measured.ResultsView:
         stamp = _stamp(root, ("measure/results", "measure/nodes.yaml", "code"))
-        if stamp != self.stamp or self.view is None:
-            self.stamp, self.view, self.staged = stamp, measured.load_view(root), {}
+        if stamp != self.stamp or self.view is None or self.view.default_node != default_node:
+            self.stamp, self.view, self.staged = stamp, measured.load_view(root, default_node), {}
         return self.view
 
 
@@ -198,16 +199,17 @@ def _stamp(root: Path, paths: tuple[str, ...]) -> tuple[tuple[str, int, int], ..
 
 def prepare(root: Path, docs_dir: str = "content", *, preview: bool = False,
             checked: Callable[[str], str | None] | None = None, chrome: Collection[str] = ("index.md",),
-            nav_max_terms: int = 60, reuse: Reuse | None = None) -> Build:
+            nav_max_terms: int = 60, reuse: Reuse | None = None, default_node: str | None = None) -> Build:
     """Load, check and render every entry and generated page. ``chrome``: the docs paths of hand-written
     pages published without sign-off (any other page outside terms/ and lessons/ is left out and reported).
     ``checked(url)`` gives a source's last successful check date (YYYY-MM-DD) or None; ``nav_max_terms``
     is the most terms one navigation section lists (see :mod:`site_plugins.nav.sections`); ``reuse`` carries work
-    over from the previous build of the same project (``mkdocs serve``)."""
+    over from the previous build of the same project (``mkdocs serve``); ``default_node``: the node whose
+    figures prose quotes where an entry names none."""
     content, problems = load_content(root, docs_dir)
     on = packing(len(content.terms) + len(content.lessons))
     build = Build(pages=PackedTexts(on=on), problems=list(problems), content=content)
-    view = reuse.refresh(root) if reuse else measured.load_view(root)
+    view = reuse.refresh(root, default_node) if reuse else measured.load_view(root, default_node)
     build.view = view
     build.problems += view.problems  # every spec, result and node file, embedded or not
     checked = checked or (lambda url: None)
