@@ -149,10 +149,12 @@ class _Page:
         self, path: str, first_line: int, view: ResultsView, preview: bool, sources: Sequence[str] | None,
         node: str | None = None,
     ) -> None:
-        # The node prose figures come from: the entry's own, else the plugin's default (None: the one node).
-        self.node = node or view.default_node
-        # Why that node cannot be quoted (reported once, where it is named); its figures are then marked.
-        self.bad_node = unknown_node(view, self.node) if self.node is not None else None
+        # The node prose figures come from: the entry's own, else the plugin's default (None: the one node;
+        # a default that is not registered is reported once, against mkdocs.yml, and left aside here).
+        default = view.default_node if view.default_node in view.nodes else None
+        self.node = node or default
+        # Why the entry's node cannot be quoted (reported once, where it is named); its figures are then marked.
+        self.bad_node = unknown_node(view, node) if node else None
         self.quoted: dict[str, None] = {}  # nodes prose figures were read from, in page order
         self.path = path
         self.first_line = first_line

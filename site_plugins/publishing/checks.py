@@ -166,14 +166,13 @@ def run(root: Path, opts: Options, today: dt.date | None = None, reuse: pipeline
 
 def _default_node(root: Path, opts: Options, view: measured.ResultsView) -> list[Problem]:
     node = opts.default_node or ""
-    if node in view.nodes:
+    if node in view.nodes or not view.nodes:  # (no node registered yet: no figure to quote from any)
         return []
     path = root / opts.config_file
     text = path.read_text(encoding="utf-8", errors="replace") if path.is_file() else ""
     line = next((n for n, t in enumerate(text.splitlines(), start=1) if "default_node" in t), 0)
-    registered = ", ".join(view.nodes) or "none yet"
     return [Problem(opts.config_file, line, f"the gloss plugin's default_node '{node}' is not a registered "
-                    "verification node", f"{hint(node, view.nodes)}registered nodes: {registered} "
+                    "verification node", f"{hint(node, view.nodes)}registered nodes: {', '.join(view.nodes)} "
                     "(measure/nodes.yaml)")]
 
 
