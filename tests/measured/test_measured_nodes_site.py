@@ -71,7 +71,9 @@ def test_an_unknown_default_node_is_a_problem_of_mkdocs_yml(tmp_path: Path, caps
     assert "has results on several nodes" in out
 
 
-def test_without_a_default_several_nodes_leave_prose_ambiguous(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_without_a_default_several_nodes_leave_prose_ambiguous(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert cli_check.main(["--root", str(site(tmp_path, default=None))]) == 1
     assert ("content/terms/tiling.md:6: experiment 'day13-transpose' has results on several nodes: h200-1 (fresh), "
             "h200-2 (fresh); choose one with node=h200-1") in capsys.readouterr().out
