@@ -50,6 +50,7 @@ def fake(tmp_path: Path) -> dict[str, str]:
         "MAIN_EXPERIMENTS": "3",
         "MEASURE_ARGS": "--min-time 0.2 --time-limit 1.0",
         "RESERVE": "1",
+        "NODE": "h200-1",  # named: the fake nvidia-smi reports no GPU model for NODE=auto to look up
     }
 
 
