@@ -111,6 +111,8 @@ to run.
 
 from __future__ import annotations
 
+from site_plugins.measured.comparepage import comparison_page
+from site_plugins.measured.comparison import PAGE as COMPARISON_PAGE
 from site_plugins.measured.expand import DIRECTIVES, Expansion, expand, lint_figures
 from site_plugins.measured.load import load_view
 from site_plugins.measured.model import ResultsView
@@ -119,10 +121,12 @@ from site_plugins.measured.page import measurements_page
 CSS_ASSET = "measured/measured.css"  # under site_plugins/assets/, served as assets/gloss/measured/measured.css
 
 __all__ = [
+    "COMPARISON_PAGE",
     "CSS_ASSET",
     "DIRECTIVES",
     "Expansion",
     "ResultsView",
+    "comparison_page",
     "expand",
     "lint_figures",
     "load_view",

@@ -6,13 +6,14 @@ import bisect
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from html import escape
 
 from site_plugins.files.messages import Problem
 from site_plugins.measured import chart, columns, counterref, lint, observed, render
+from site_plugins.measured import comparison as two_gpus
 from site_plugins.measured.fmt import COLUMNS, Column
 from site_plugins.measured.model import NOT_MEASURED, ResultsView
-from site_plugins.measured.resolve import Failure, Shown, hint, unknown_node
+from site_plugins.measured.pagenode import figures_line, unknown_node
+from site_plugins.measured.resolve import Failure, Shown, hint
 from site_plugins.measured.syntax import Directive, SyntaxProblem, find_directives, parse, prose_segments
 
 COLUMN_NAMES: tuple[str, ...] = tuple(COLUMNS)
@@ -148,7 +149,9 @@ class _Page:
     def __init__(
         self, path: str, first_line: int, view: ResultsView, preview: bool, sources: Sequence[str] | None,
         node: str | None = None,
+        comparison: str | None = None,
     ) -> None:
+        self.comparison = comparison  # the GPU comparison page, relative to this page (None: no link)
         # The node prose figures come from: the entry's own, else the plugin's default (None: the one node;
         # a default that is not registered is reported once, against mkdocs.yml, and left aside here).
         default = view.default_node if view.default_node in view.nodes else None
@@ -193,7 +196,13 @@ class _Page:
         if isinstance(shown, Failure):
             self.problem(d.line, shown)
             return render.banner(shown, preview=self.preview, what=experiment)
-        return self.place(shown)
+        html = self.place(shown)
+        if self.comparison is None or _one(d, "node") is not None:
+            return html
+        # Where the two GPUs differ on these rows, a generated line says how and links to the reasons.
+        line = two_gpus.embed_line(self.view, experiment, _one(d, "size"), list(rows) if rows else None,
+                                     self.comparison)
+        return f"{html}\n\n{line}" if line else html
 
     def inline(self, d: Directive) -> str:
         if d.name == "example":
@@ -264,13 +273,15 @@ def expand(
     sources: Sequence[str] | None = None,
     node: str | None = None,
     node_line: int = 0,
+    comparison: str | None = None,
 ) -> Expansion:
     """Replace directives in ``markdown`` (a page body whose first line is file line ``first_line`` of
     repo-relative ``path``) and lint hand-typed figures. ``sources``: the titles of the entry's cited
     sources; when given, ``{{ cited ... source= }}`` must name one of them. ``node``: the entry's
     ``node:`` (written on file line ``node_line``), the node its prose figures come from; default: the
-    view's default node."""
-    page = _Page(path, first_line, view, preview, sources, node)
+    view's default node. ``comparison``: the GPU comparison page as a link from this page; given, a
+    table shown on two GPUs that differ by more than 10 % is followed by an "On the two GPUs" line."""
+    page = _Page(path, first_line, view, preview, sources, node, comparison)
     if node and page.bad_node is not None:
         page.problems.append(Problem(path, node_line, page.bad_node.problem, page.bad_node.remedy))
     if "{{" not in markdown and not lint.FIGURE.search(markdown) and "|" not in markdown:
@@ -335,7 +346,7 @@ def expand(
             indent = text[: len(text) - len(text.lstrip())]
             if out and out[-1].strip():
                 out.append("")
-            out.append(indent + blocks[i])
+            out.append(indent + blocks[i].replace("\n", "\n" + indent))  # (a line under the table too)
             out.append("")
             continue
         for start, end, new in sorted(edits.get(i, ()), reverse=True):
@@ -348,19 +359,6 @@ def expand(
     body = "\n".join(out)
     return Expansion(f"{said}\n\n{body}" if said else body, page.problems, tuple(page.values),
                      tuple(page.experiments))
-
-
-def figures_line(view: ResultsView, nodes: Sequence[str]) -> str:
-    """The line at the top of a page saying which GPU the figures in its text were measured on (``nodes``:
-    those quoted, the page's own first); tables name their GPU in each tab and provenance sentence."""
-    if not nodes:
-        return ""
-    named = [f"{view.gpu(n)} ({n})" for n in nodes]
-    text = f"Figures in the text: {named[0]}"
-    if len(named) > 1:
-        text += f"; where a figure's tooltip names another node: {', '.join(named[1:])}"
-    return f'<p class="gloss-figures-node" data-search-exclude>{escape(text)}.</p>'
-
 
 
 def _lint_span(

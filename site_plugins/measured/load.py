@@ -61,6 +61,7 @@ def provenance(p: rs.Provenance) -> Provenance:
         flags=" ".join(p.nvcc_flags),
         captured=p.finished_utc[:10],
         commit=p.git_commit,
+        l2_bytes=p.l2_bytes,
     )
 
 
@@ -151,6 +152,7 @@ def _row(entry: rs.Entry, v: rs.RowView, raw: rs.Row | None, p: rs.Provenance) -
         pct_fp32=_finite(entry.pct_of_fp32(v)),
         fp32_ref=_fp32_ref(entry),
         kind=v.kind,
+        sm_clock_mhz=_finite(v.sm_clock_mhz),
     )
 
 

@@ -48,6 +48,7 @@ class Row:
     pct_fp32: float | None = None  # % of the FP32 ceiling (best compute ceiling row) of the same run
     fp32_ref: str = ""  # what "% of FP32" divides by, e.g. "FMA chains (8 per thread), 62,981 GFLOP/s"
     kind: str = "kernel"  # the spec's row kind: kernel, memcpy, cublas, transfer, pipeline, launch
+    sm_clock_mhz: float | None = None  # median SM clock NVML read with the kept samples
 
     @property
     def device_memory(self) -> bool:
@@ -87,6 +88,7 @@ class Provenance:
     flags: str  # exact nvcc flags, e.g. -O3 -arch=sm_90
     captured: str  # UTC date, YYYY-MM-DD
     commit: str = "unknown"
+    l2_bytes: int = 0  # the device's L2 size as the runner recorded it
 
 
 @dataclass(frozen=True)

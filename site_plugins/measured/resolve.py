@@ -141,18 +141,6 @@ def find_result(view: ResultsView, experiment: str, node: str | None) -> Result 
     return result
 
 
-def unknown_node(view: ResultsView, node: str) -> Failure | None:
-    """Why an entry's ``node:`` cannot name the node its prose figures come from, or None."""
-    if node in view.nodes:
-        return None
-    registered = ", ".join(view.nodes) or "none yet"
-    default = f"; or leave 'node:' out to quote {view.default_node}" if view.default_node in view.nodes else ""
-    return Failure(
-        f"front matter 'node: {node}' is not a registered verification node",
-        f"{hint(node, view.nodes)}registered nodes: {registered} (measure/nodes.yaml){default}",
-    )
-
-
 def showable_nodes(view: ResultsView, experiment: str) -> list[str]:
     """The nodes on which ``experiment`` has a fresh result: what a table embed without ``node=`` shows.
     (A result in any other state is reported on its own and shown nowhere.)"""

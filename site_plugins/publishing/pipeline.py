@@ -109,7 +109,8 @@ class Snapshot:
 def expand_body(entry: Entry, view: measured.ResultsView, preview: bool) -> measured.Expansion:
     return measured.expand(entry.body, path=entry.path, first_line=entry.body_line, view=view, preview=preview,
                            sources=[s.title for s in entry.meta.sources], node=entry.meta.node or None,
-                           node_line=line_of(entry.meta, "node"))
+                           node_line=line_of(entry.meta, "node"),
+                           comparison="../" * entry.src_uri.count("/") + measured.COMPARISON_PAGE)
 
 
 @dataclass(frozen=True)
@@ -318,6 +319,7 @@ def prepare(root: Path, docs_dir: str = "content", *, preview: bool = False,
     names, ledes = {t.src_uri: name for t, name in named}, {t.src_uri: t.lede for t in terms}
     build.pages.update(nav.pages(build.letters, titles=names, ledes=ledes, index_uri=GLOSSARY_INDEX))
     build.pages[MEASUREMENTS_PAGE] = measured.measurements_page(view, embedded_by)
+    build.pages[measured.COMPARISON_PAGE] = measured.comparison_page(view)
     for file, text in build.code_files.items():
         language = "cuda" if PurePosixPath(file).suffix in (".cu", ".cuh") else "text"
         build.pages[render.code_page_uri(file)] = render.render_code_page(file, text, regions(text), language)
