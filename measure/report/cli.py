@@ -107,6 +107,8 @@ def _ratio(c: C.Change) -> str:
 def render(changes: list[C.Change], nodes: tuple[str, str] | None = None) -> str:
     """The table ``gloss compare`` prints; ``nodes``: (old, new) when two nodes' rows were matched, which adds
     the ratio of the times (new over old) and names the nodes in the time columns."""
+    head: tuple[str, ...]
+    rows: list[tuple[str, ...]]
     if nodes is None:
         head = ("experiment", "size", "kernel", "old ms", "new ms", "change", "noise", "verdict")
         rows = [head] + [
