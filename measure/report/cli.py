@@ -111,20 +111,20 @@ def render(changes: list[C.Change], nodes: tuple[str, str] | None = None) -> str
     rows: list[tuple[str, ...]]
     if nodes is None:
         head = ("experiment", "size", "kernel", "old ms", "new ms", "change", "noise", "verdict")
-        rows = [head] + [
+        rows = [head, *(
             (c.key.experiment + ("" if c.key.node == "h200-1" else f"@{c.key.node}"), c.key.size, c.label,
              _ms(c.old_ms), _ms(c.new_ms), _pct(c.change), "" if c.noise is None else f"{100 * c.noise:.2f} %",
              c.verdict)
             for c in changes
-        ]
+        )]
     else:
         head = ("experiment", "size", "kernel", f"{nodes[0]} ms", f"{nodes[1]} ms", "ratio", "change", "noise",
                 "verdict")
-        rows = [head] + [
+        rows = [head, *(
             (c.key.experiment, c.key.size, c.label, _ms(c.old_ms), _ms(c.new_ms), _ratio(c), _pct(c.change),
              "" if c.noise is None else f"{100 * c.noise:.2f} %", c.verdict)
             for c in changes
-        ]
+        )]
     widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
     return "\n".join("  ".join(cell.ljust(w) for cell, w in zip(r, widths, strict=True)).rstrip() for r in rows)
 
