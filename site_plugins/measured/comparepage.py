@@ -85,11 +85,12 @@ def _experiment(experiment: str, pairs: list[Pair], sa: str, sb: str) -> list[st
         at = [p for p in pairs if p.size == size]
         cells, legend = notes.numbered({p.kernel: [p.verdict.why] if p.verdict.why else [] for p in at})
         out += [f"**At {_md(fmt.size_label(size))}**", "",
-                f"| Kernel | {sb} (ms) | {sa} (ms) | {sa} / {sb} | Reason |", "| --- | ---: | ---: | ---: | --- |"]
+                # Ratio and reason first: on a phone the table scrolls, and they are what the page is for.
+                f"| Kernel | {sa} / {sb} | Reason | {sb} (ms) | {sa} (ms) |", "| --- | ---: | --- | ---: | ---: |"]
         for p in at:
             reason = REASON_WORDS[p.verdict.reason] + (f" ({cells[p.kernel]})" if cells[p.kernel] else "")
-            out.append(f"| {_md(p.kernel)} | {fmt.number(p.b_ms)} | {fmt.number(p.a_ms)} | "
-                       f"{fmt.ratio(p.verdict.ratio)} | {reason} |")
+            out.append(f"| {_md(p.kernel)} | {fmt.ratio(p.verdict.ratio)} | {reason} | {fmt.number(p.b_ms)} | "
+                       f"{fmt.number(p.a_ms)} |")
         out.append("")
         out += [f"{i}. {_md(why)}" for i, why in enumerate(legend, start=1)]
         out.append("")

@@ -139,6 +139,7 @@ def embed_line(view: ResultsView, experiment: str, size: str | None, kernels: Se
     for p in differ:
         by_reason.setdefault(REASON_WORDS[p.verdict.reason], []).append(f"{p.kernel} {fmt.ratio(p.verdict.ratio)}")
     said = "; ".join(f"{reason}: {', '.join(rows)}" for reason, rows in by_reason.items())
+    said = said[:1].upper() + said[1:]
     return (f"**On the two GPUs:** {len(differ)} of {len(pairs)} rows differ by more than 10{fmt.NBSP}% "
             f"(time on the {ga} over time on the {gb}). {_md(said)}. The counters behind each reason: "
             f"[GPU comparison]({link}#{anchor(experiment)}).")
