@@ -13,13 +13,13 @@ from site_plugins.measured.model import ResultsView
 TITLE = "GPU comparison"
 
 
-def comparison_page(view: ResultsView) -> str:
-    """Markdown of the GPU comparison page (a short note when fewer than two nodes have fresh results)."""
+def comparison_page(view: ResultsView) -> str | None:
+    """Markdown of the GPU comparison page; None while fewer than two nodes have fresh results (no page,
+    and no table links to one)."""
     out = [f"# {TITLE}", ""]
     pair = nodes(view)
     if pair is None:
-        out += ["Only one verification node has fresh results so far: there is nothing to compare yet.", ""]
-        return "\n".join(out)
+        return None
     a, b = pair
     ga, gb = view.gpu(a), view.gpu(b)
     sa, sb = short(ga), short(gb)
