@@ -24,11 +24,13 @@ def _fresh_line(fresh: str) -> str:
     pending = sorted(i for i, d in specs.items() if d.experiment.pending)
     if not pending:
         return fresh
-    return f"{fresh}; {len(pending)} pending (declared, not yet run: {', '.join(pending)})"
+    # Counted per experiment and node (each node has yet to run each), named once.
+    per_node = len(pending) * len(load_nodes(REPO)[0])
+    return f"{fresh}; {per_node} pending (declared, not yet run: {', '.join(pending)})"
 
 
 #: One committed result per declared experiment and registered node (every spec has run on every node).
-N = len(load_specs(REPO)[0]) * len(load_nodes(REPO)[0])
+N = sum(1 for d in load_specs(REPO)[0].values() if not d.experiment.pending) * len(load_nodes(REPO)[0])
 
 
 def test_verify_passes_on_the_committed_results(capsys: pytest.CaptureFixture[str]) -> None:
