@@ -95,13 +95,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     # the counter pass's ncu process group is killed and the device context closed.
     signal.signal(signal.SIGTERM, _exit_on_sigterm)
     commit, dirty = resolve_commit(root, args.commit, args.dirty)
-    options = runner.Options(
-        min_samples=args.min_samples,
-        min_gpu_time_s=args.min_time,
-        max_rel_stdev=args.max_noise / 100.0,
-        row_time_limit_s=args.time_limit,
-        warmup_launches=args.warmup,
-    )
+    options = _options(args)
     out = Path(args.out).resolve() if args.out else root / R.RESULTS_DIR
     from measure.run.counterpass import Settings as CounterSettings
 
@@ -126,6 +120,50 @@ def cmd_run(args: argparse.Namespace) -> int:
     except DeviceError as exc:
         print(f"{PROG} run: {exc}")
         return 2
+
+
+def _options(args: argparse.Namespace) -> Any:
+    from measure.run import runner
+
+    return runner.Options(
+        min_samples=args.min_samples,
+        min_gpu_time_s=args.min_time,
+        max_rel_stdev=args.max_noise / 100.0,
+        row_time_limit_s=args.time_limit,
+        warmup_launches=args.warmup,
+    )
+
+
+def cmd_mine(args: argparse.Namespace) -> int:
+    """A reader's own GPU: no registered node, results in the git-ignored measure/local/ (never published)."""
+    root = _root(args)
+    declared, spec_problems = load_specs(root)
+    if spec_problems:
+        _print_problems(spec_problems)
+        return 2
+    unknown = [i for i in args.ids if i not in declared]
+    if unknown:
+        print(
+            f"{PROG} mine: no experiment {', '.join(repr(u) for u in unknown)}; declared: {', '.join(sorted(declared))}"
+        )
+        return 2
+    try:
+        from measure.gpu.cudadrv import DeviceError
+        from measure.run import local, runner
+
+        device = local.open_device()
+    except ImportError as exc:
+        print(
+            f"{PROG} mine: {exc}; install the 'node' extra with `pip install -e '.[node]'` (PyCUDA, numpy, "
+            "nvidia-ml-py) and put the CUDA toolkit's nvcc on PATH (see measure/README.md)"
+        )
+        return 2
+    except DeviceError as exc:
+        print(f"{PROG} mine: {exc}")
+        return 2
+    signal.signal(signal.SIGTERM, _exit_on_sigterm)
+    commit, dirty = resolve_commit(root, None, None)
+    return local.run_mine(root, declared, args.ids, _options(args), runner.Provenance0(commit, dirty), device)
 
 
 def cmd_probe(args: argparse.Namespace) -> int:
@@ -332,6 +370,14 @@ def cmd_bench(args: argparse.Namespace) -> int:
     return 0
 
 
+def _timing_options(r: argparse.ArgumentParser) -> None:
+    r.add_argument("--min-samples", type=int, default=10, help="samples at least (default 10)")
+    r.add_argument("--min-time", type=float, default=0.5, help="GPU seconds per row at least (default 0.5)")
+    r.add_argument("--max-noise", type=float, default=0.5, help="stop at this relative stdev, %% (default 0.5)")
+    r.add_argument("--time-limit", type=float, default=3.0, help="seconds per row before it is noisy (default 3)")
+    r.add_argument("--warmup", type=int, default=5, help="untimed launches before sampling (default 5)")
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog=PROG, description="Run, verify and list measurements.")
     p.add_argument("--root", default=".", help="repository root (default: .)")
@@ -351,11 +397,7 @@ def parser() -> argparse.ArgumentParser:
     )
     dirty.add_argument("--clean", dest="dirty", action="store_const", const=False, help="record a clean tree")
     r.add_argument("--out", help="results folder (default: measure/results); files go to OUT/NODE/ID.json")
-    r.add_argument("--min-samples", type=int, default=10, help="samples at least (default 10)")
-    r.add_argument("--min-time", type=float, default=0.5, help="GPU seconds per row at least (default 0.5)")
-    r.add_argument("--max-noise", type=float, default=0.5, help="stop at this relative stdev, %% (default 0.5)")
-    r.add_argument("--time-limit", type=float, default=3.0, help="seconds per row before it is noisy (default 3)")
-    r.add_argument("--warmup", type=int, default=5, help="untimed launches before sampling (default 5)")
+    _timing_options(r)
     r.add_argument(
         "--no-counters",
         action="store_true",
@@ -367,6 +409,16 @@ def parser() -> argparse.ArgumentParser:
     )
     r.add_argument("--ncu-log", help="keep ncu's output (its CSV) in this file")
     r.set_defaults(func=cmd_run)
+    m = sub.add_parser(
+        "mine",
+        help="run experiments on YOUR GPU (any CUDA GPU; needs PyCUDA and nvcc) and print them beside ours",
+        description="Check and time experiments on this machine's GPU, whatever it is, as the local node "
+        "'local-<model>' (no registration, no counters); results go to the git-ignored measure/local/ and are "
+        "never published. Ends with your numbers beside each verification node's.",
+    )
+    m.add_argument("ids", nargs="*", help="experiment ids (default: all); the copy ceilings always run first")
+    _timing_options(m)
+    m.set_defaults(func=cmd_mine)
     pr = sub.add_parser("probe", help="launch every kernel row once, for ncu (the counter pass of 'run' uses it)")
     pr.add_argument("ids", nargs="+", help="experiment ids, launched in this order")
     pr.add_argument("--node", required=True)
