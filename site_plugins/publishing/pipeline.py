@@ -28,6 +28,7 @@ from site_plugins.content import (
 from site_plugins.diagrams.figure import render_diagram
 from site_plugins.files.messages import Problem
 from site_plugins.files.schema import line_of
+from site_plugins.measured.yours import run_yours
 from site_plugins.nav import sections as nav
 from site_plugins.publishing import publish, render
 from site_plugins.publishing.images import external_images
@@ -293,7 +294,8 @@ def prepare(root: Path, docs_dir: str = "content", *, preview: bool = False,
         banner = st.banner if preview else None
         parts = render.PageParts(body=expansion.markdown, excerpts=excerpts,
                                  diagram_svg=diagram_svg, checked=dates,
-                                 byline=render.render_byline(st, last, bool(urls)), banner=banner)
+                                 byline=render.render_byline(st, last, bool(urls)), banner=banner,
+                                 yours=run_yours(expansion.experiments))
         if e.kind == "term":
             md = render.render_term(e, parts, content=content, visible=visible, backlinks=backlinks.get(uri, []))
             build.term_tips[uri] = e.lede
