@@ -43,7 +43,9 @@ export PYTHONUNBUFFERED=1
 t0=$(date +%s)
 left() { echo $(( deadline - ($(date +%s) - t0) - reserve )); }
 
-if [ ! -d "$site/pycuda" ]; then
+# SETUP=installed: PyCUDA and the runner's needs are installed already (a CI runner that installed the
+# node extra, .github/workflows/measure.yml); otherwise install from .node/ into $site, once per machine.
+if [ "${SETUP:-wheels}" != installed ] && [ ! -d "$site/pycuda" ]; then
   {
     echo "== installing PyCUDA from .node/ into $site"
     if compgen -G ".node/pycuda-*.whl" >/dev/null; then

@@ -9,7 +9,9 @@ its state. Rows are matched by spec id and size, so a row one side lacks is show
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 
+from measure.store import results as R
 from measure.store.resultview import Entry
 
 
@@ -46,3 +48,17 @@ def render(mine: Entry, ours: Sequence[Entry]) -> str:
         if not e.fresh:
             lines.append(f"  {e.node}: not compared, its result is {e.state}")
     return "\n".join(lines)
+
+
+def comparison(root: Path, local: str, ids: Sequence[str]) -> str:
+    """Local node ``local``'s results for ``ids`` (in ``measure/local/``) beside every registered node's."""
+    ours = R.load_all(root)
+    yours = R.load_all(root, R.LOCAL_DIR)
+    blocks = []
+    for exp in ids:
+        mine = yours.get(exp, local)
+        if mine.result is None:
+            blocks.append(f"{exp}: no result on your GPU ({mine.state})")
+            continue
+        blocks.append(render(mine, [e for e in ours.for_experiment(exp) if e.state != "pending"]))
+    return "\n\n".join(blocks)

@@ -88,7 +88,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from measure.experiment.nodes import LOCAL_PREFIX, NODES_PATH, load_nodes
+from measure.experiment.nodes import LOCAL_DIR, LOCAL_PREFIX, NODES_PATH, load_nodes
 from measure.experiment.spec import Declared, load_specs, peek_ids
 from measure.nsight import counters
 from measure.store.judge import STATES, State, failure_problems, incomplete_problems, stale_problems, tamper_problems
@@ -126,6 +126,7 @@ from measure.store.resultview import Entry, RowView
 from site_plugins.files.messages import Problem
 
 __all__ = [
+    "LOCAL_DIR",
     "READABLE_VERSIONS",
     "RESULTS_DIR",
     "SCHEMA_VERSION",

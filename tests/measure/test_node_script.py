@@ -50,6 +50,7 @@ def fake(tmp_path: Path) -> dict[str, str]:
         "MAIN_EXPERIMENTS": "3",
         "MEASURE_ARGS": "--min-time 0.2 --time-limit 1.0",
         "RESERVE": "1",
+        "NODE": "h200-1",  # the fake nvidia-smi reports no GPU that NODE=auto could look up
     }
 
 
@@ -99,3 +100,12 @@ def test_a_run_stopped_at_the_deadline_still_returns_what_finished(fake: dict[st
     got = members(tmp_path / "out" / "results.tar.gz")
     assert 2 <= len(got) - 1 < 60
     assert "== main: stopped by its time limit" in (tmp_path / "out" / "run.log").read_text()
+
+
+def test_a_runner_with_pycuda_installed_skips_the_set_up(fake: dict[str, str], tmp_path: Path) -> None:
+    """SETUP=installed (the CI workflow, after `pip install -e '.[node]'`): no pip from .node/, same stages."""
+    proc = run(fake, tmp_path, DEADLINE="60", REPEAT_MIN="5", SETUP="installed")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    argv = (tmp_path / "argv.log").read_text().splitlines()
+    assert [a.split()[0] for a in argv] == ["measure", "measure"]
+    assert members(tmp_path / "out" / "results.tar.gz")[0] == "h200-1"
