@@ -233,7 +233,7 @@ def test_status_table_shows_every_state(tmp_path: Path, capsys: pytest.CaptureFi
         "6 entries: 1 signed, 2 changed since sign-off, 2 awaiting review, 1 draft; 2 published\n"
         "A draft needs its author's sign-off, then a review by someone else: gloss sign PATH --as author\n"
     )
-    assert max(len(line) for line in out.splitlines()) <= 100
+    assert max(len(line) for line in out.splitlines() if line.startswith("    ")) <= 100  # notes wrap
     assert err.splitlines()[0].startswith("content/terms/lost.md:1: changed since sign-off (text) and the signed "
                                           "version (sha256:")
     assert err.splitlines()[1].startswith("signoff.yaml:")
