@@ -63,6 +63,7 @@ class Build:
     published: Content = field(default_factory=Content)  # each entry as it is published (signed version)
     view: measured.ResultsView | None = None
     letters: list[nav.Letter] = field(default_factory=list)  # the A–Z grouping of shown terms (navigation)
+    preview: bool = False  # drafts shown (make serve, make preview)
 
     @property
     def packing(self) -> bool:
@@ -207,7 +208,7 @@ def prepare(root: Path, docs_dir: str = "content", *, preview: bool = False,
     over from the previous build of the same project (``mkdocs serve``)."""
     content, problems = load_content(root, docs_dir)
     on = packing(len(content.terms) + len(content.lessons))
-    build = Build(pages=PackedTexts(on=on), problems=list(problems), content=content)
+    build = Build(pages=PackedTexts(on=on), problems=list(problems), content=content, preview=preview)
     view = reuse.refresh(root) if reuse else measured.load_view(root)
     build.view = view
     build.problems += view.problems  # every spec, result and node file, embedded or not
