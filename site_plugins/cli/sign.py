@@ -214,7 +214,7 @@ SHOWN_VALUES, VALUE_WIDTH = 3, 90
 
 def _values(values: Sequence[str]) -> list[str]:
     def cut(v: str) -> str:
-        v = " ".join(v.split())
+        v = v.replace("\n", " ")
         return v if len(v) <= VALUE_WIDTH else v[: VALUE_WIDTH - 1] + "…"
 
     out = [f"             {cut(v)}" for v in values[:SHOWN_VALUES]]
