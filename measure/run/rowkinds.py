@@ -55,7 +55,10 @@ class Chunk:
 
 
 def setup_of(k: KernelSpec) -> dict[str, str] | None:
-    """The kind's settings as text, recorded on each row (None for kinds without a section)."""
+    """The kind's settings as text, recorded on each row (None for kinds without a section); an observed
+    launch that shows a wrong result records ``{"expect": "mismatch"}``."""
+    if k.kind == "observe" and k.expect == "mismatch":
+        return {"expect": "mismatch"}
     section = k.gemm or k.transfer or k.pipeline or k.launch
     if section is None:
         return None

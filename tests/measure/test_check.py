@@ -113,4 +113,6 @@ def test_every_reference_is_registered_by_name() -> None:
         "thread_sums",
         "chase_sums",
         "reverse_tiles",
+        "fma_steps",
+        "strided_gather",
     } == references.NAMES
