@@ -46,7 +46,7 @@ def runner_labels() -> list[str]:
 
 
 def test_every_workflow_passes_actionlint() -> None:
-    assert [w.name for w in WORKFLOWS] == ["gate.yml", "links.yml", "measure.yml"]
+    assert {"gate.yml", "links.yml", "measure.yml"} <= {w.name for w in WORKFLOWS}
     labels = runner_labels()
     found = [
         f for f in lint(WORKFLOWS)
