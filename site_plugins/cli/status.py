@@ -99,10 +99,13 @@ def _notes(row: dict[str, Any]) -> list[str]:
         else:
             parts.append(f"changed{what}; signed version not in git: unpublished")
     # A draft's usual two missing sign-offs are what "draft" means (the footer says so); anything else is news.
-    if row["missing"] and (row["state"] != "draft" or row["author"] is not None):
+    if row["missing"] and not (row["state"] == "draft" and tuple(row["missing"]) == DRAFT_MISSING):
         parts.append("missing: " + "; ".join(row["missing"]))
     return parts
 
+
+#: What a draft nobody has signed misses (the sign-off module's words): not repeated on every draft's line.
+DRAFT_MISSING = ("author sign-off", "review by a registered person other than the author")
 
 #: The width notes wrap at when the output is not a terminal (a pipe, a file, CI logs).
 PIPE_WIDTH = 100
