@@ -135,3 +135,18 @@ def test_mine_as_a_reader_types_it(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "toy-copy on your NVIDIA RTX A6000 (local-nvidia-rtx-a6000) beside our verification nodes:" in proc.stdout
     assert (root / "measure" / "local" / "local-nvidia-rtx-a6000" / "toy-copy.json").is_file()
+
+
+def test_without_pycuda_mine_says_what_to_install(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = make_repo(tmp_path)
+    monkeypatch.delenv("GLOSS_FAKE_DEVICE", raising=False)
+    monkeypatch.setitem(sys.modules, "measure.gpu.device", None)  # as where PyCUDA is not installed
+    assert cli.main(["--root", str(root), "mine", "toy-copy"]) == 2
+    out = capsys.readouterr().out
+    assert out.startswith("gloss measure mine: ") and out.endswith(
+        "; install the 'node' extra with `pip install -e '.[node]'` (PyCUDA, numpy, nvidia-ml-py) and put the CUDA "
+        "toolkit's nvcc on PATH (see measure/README.md)\n"
+    )
+    assert not (root / "measure" / "local").exists()
