@@ -59,6 +59,10 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--preview", action="store_true", help="check as `make serve` and `make preview` build")
     args = parser.parse_args(argv)
     root: Path = args.root
+    if not (root / args.config_file).is_file():
+        print(f"gloss check: no {args.config_file} at {root / args.config_file}; run in the project root or "
+              "pass --root", file=sys.stderr)
+        return 2
     try:
         opts = options(root, args.config_file, preview=args.preview)
     except (yaml.YAMLError, OSError, UnicodeDecodeError, ValueError, TypeError, AttributeError) as exc:

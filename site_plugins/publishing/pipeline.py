@@ -28,6 +28,7 @@ from site_plugins.content import (
 from site_plugins.diagrams.figure import render_diagram
 from site_plugins.files.messages import Problem
 from site_plugins.files.schema import line_of
+from site_plugins.measured.yours import run_yours
 from site_plugins.nav import sections as nav
 from site_plugins.publishing import publish, render
 from site_plugins.publishing.images import external_images
@@ -62,6 +63,7 @@ class Build:
     published: Content = field(default_factory=Content)  # each entry as it is published (signed version)
     view: measured.ResultsView | None = None
     letters: list[nav.Letter] = field(default_factory=list)  # the A–Z grouping of shown terms (navigation)
+    preview: bool = False  # drafts shown (make serve, make preview)
 
     @property
     def packing(self) -> bool:
@@ -209,7 +211,7 @@ def prepare(root: Path, docs_dir: str = "content", *, preview: bool = False,
     figures prose quotes where an entry names none."""
     content, problems = load_content(root, docs_dir)
     on = packing(len(content.terms) + len(content.lessons))
-    build = Build(pages=PackedTexts(on=on), problems=list(problems), content=content)
+    build = Build(pages=PackedTexts(on=on), problems=list(problems), content=content, preview=preview)
     view = reuse.refresh(root, default_node) if reuse else measured.load_view(root, default_node)
     build.view = view
     build.problems += view.problems  # every spec, result and node file, embedded or not
@@ -296,7 +298,8 @@ def prepare(root: Path, docs_dir: str = "content", *, preview: bool = False,
         banner = st.banner if preview else None
         parts = render.PageParts(body=expansion.markdown, excerpts=excerpts,
                                  diagram_svg=diagram_svg, checked=dates,
-                                 byline=render.render_byline(st, last, bool(urls)), banner=banner)
+                                 byline=render.render_byline(st, last, bool(urls)), banner=banner,
+                                 yours=run_yours(expansion.experiments))
         if e.kind == "term":
             md = render.render_term(e, parts, content=content, visible=visible, backlinks=backlinks.get(uri, []))
             build.term_tips[uri] = e.lede
