@@ -111,7 +111,7 @@ def _embed(
     vkey = _values_key(result, table)
     values: list[str] = [f"{vkey} provenance: {sentence}" + (f". {said}" if said else "")]
     several = len({r.copy_ref for r in rows if r.pct_copy is not None}) > 1 and "pct_copy" in cols
-    note_cells, legend = notes.numbered({r.kernel: notes.notes(r, several) for r in rows})
+    note_cells, legend = notes.numbered({r.kernel: notes.notes(r, several, cols) for r in rows})
     any_notes = bool(legend)
     head = " ".join(f'<th class="gloss-num">{escape(shown_cols.headers[c])}</th>' for c in cols)
     out = [
@@ -174,6 +174,8 @@ def chart_metric(result: Result, rows: Sequence[Row], cols: Sequence[Column]) ->
 def _chart(result: Result, table: Table, rows: Sequence[Row], metric: Column) -> str:
     unit = COLUMNS[metric][1]
     bars = [chart.Bar(r.kernel, figure(r, metric), fmt.number(figure(r, metric)), bool(r.suspect)) for r in rows]
+    if all(b.value is None for b in bars):
+        return ""  # nothing to plot (e.g. a FLOP rate of rows that declare no FLOPs): no empty chart
     # The copy ceilings bound traffic between the GPU and its memory: drawn only over such rows.
     device = metric == "gbps" and all(r.device_memory for r in rows)
     ceiling = table.ceiling_gbps if device else None

@@ -1,0 +1,127 @@
+"""The generated words and figures of issue 30, one pure function at a time: a row's notes shown only
+beside the columns they explain, clocks below the node's maximum, TF32 rows kept out of FP32 shares, no
+empty chart, and a bandwidth experiment charted by its bandwidth."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+import plainview as pv
+import pytest
+
+from measure.nsight import counters as C
+from measure.store import results as rs
+from site_plugins.measured import expand, load
+from site_plugins.measured.model import Result, Row, RowNote, Table
+from site_plugins.measured.notes import finding_text, notes, numbered
+
+PATH = "content/terms/t.md"
+DRAM = RowNote("DRAM read over 10 % more than the declared bytes: ...", "GB/s counts the declared bytes")
+CLOCK = RowNote("counters collected at an SM clock of 1,754 MHz (the node's maximum is 1,980 MHz)", counters_only=True)
+
+
+@pytest.mark.parametrize(
+    ("note", "columns", "text"),
+    [
+        (DRAM, ["time", "gbps"], f"{DRAM.text}; GB/s counts the declared bytes"),
+        (DRAM, ["time", "pct_copy"], f"{DRAM.text}; GB/s counts the declared bytes"),
+        (DRAM, ["time", "gflops"], "DRAM read over 10 % more than the declared bytes: ..."),
+        (CLOCK, ["time", "gflops"], ""),
+        (CLOCK, ["gflops", "sectors_per_req_ld"], CLOCK.text),
+    ],
+)
+def test_a_note_says_only_what_the_tables_columns_need(note: RowNote, columns: list[str], text: str) -> None:
+    assert finding_text(note, columns) == text
+
+
+def test_rows_sharing_a_finding_share_one_numbered_note() -> None:
+    rows = [Row(f"k{i}", 1.0, 0.0, 1.0, None, None, None, findings=(DRAM,)) for i in range(8)]
+    cells, legend = numbered({r.kernel: notes(r, False, ["gbps"]) for r in rows})
+    assert legend == [finding_text(DRAM, ["gbps"])] and set(cells.values()) == {"1"}
+
+
+def _view(**kw: object) -> rs.RowView:
+    base = rs.RowView(
+        "day16-matmul", "h200-1", "cublas-tf32", "cuBLAS TF32", "4096", 0.38, 0.37, 0.39, 0.02, 1.0, 364073.0,
+        None, 1.0, 1.0, False, False, False, 1632, 204, 0.01, False,
+    )
+    return replace(base, **kw)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("view", "expected"),
+    [
+        # power-capped: most kept samples at 1,710 MHz, 204 below the throttle floor dropped
+        (
+            _view(sm_clock_mhz=1710.0),
+            ["timed at a median SM clock of 1,710\u00a0MHz (the node's maximum is 1,980\u00a0MHz; 204 samples below "
+             "the run's throttle floor left out)"],
+        ),
+        (_view(sm_clock_mhz=1965.0), []),  # within 3 % of the maximum: nothing to say
+        (_view(sm_clock_mhz=None), []),  # no clock read
+        # the counter pass of the WMMA kernel
+        (
+            _view(sm_clock_mhz=1980.0, n_throttled=0, counters={C.SM_CLOCK: 1.754e9}),
+            ["counters collected at an SM clock of 1,754\u00a0MHz (the node's maximum is 1,980\u00a0MHz)"],
+        ),
+        # a short memory-bound launch reads a few % low in the counter pass: not flagged
+        (_view(sm_clock_mhz=1980.0, counters={C.SM_CLOCK: 1.874e9}), []),
+    ],
+)
+def test_a_row_below_the_nodes_maximum_clock_says_so(view: rs.RowView, expected: list[str]) -> None:
+    assert [n.text for n in load.clock_notes(view, 1980)] == expected
+    assert load.clock_notes(view, -1) == ()  # no NVML maximum: nothing to compare with
+
+
+def _raw(function: str, setup: dict[str, str] | None = None, kind: str = "kernel") -> rs.Row:
+    check = rs.Check(True, 0.0, 0.0, 0.0, 0, "")
+    return rs.Row("k", "k", kind, function, "s", {}, None, 0, 0, None, None, 0, check, setup=setup)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("raw", "math"),
+    [
+        (_raw("", {"math": "tf32"}, kind="cublas"), "tf32"),
+        (_raw("", {"math": "fp32"}, kind="cublas"), "fp32"),
+        (_raw("matmul_wmma_tf32"), "tf32"),
+        (_raw("matmul_register"), "fp32"),
+        (None, "fp32"),
+    ],
+)
+def test_which_rows_compute_in_tf32(raw: rs.Row | None, math: str) -> None:
+    assert load.math_of(raw) == math
+
+
+GEMM = Table(
+    size="4096",
+    rows=(
+        Row("cuBLAS SGEMM", 2.5, 0.01, 160.0, 54975.6, None, None, id="cublas-sgemm", pct_fp32=80.0,
+            fp32_ref="FMA chains, 62,981 GFLOP/s"),
+        Row("cuBLAS TF32", 0.4, 0.01, 1000.0, 364073.0, None, None, id="cublas-tf32", math="tf32"),
+        Row("WMMA TF32", 3.5, 0.01, 120.0, 39000.0, None, None, id="wmma", math="tf32"),
+    ),
+)
+
+
+def _cells(md: str, row: str) -> list[str]:
+    m = re.search(rf"<code>{re.escape(row)}</code>.*?</tr>", md)
+    assert m is not None, md
+    return re.findall(r'<td class="gloss-num">([^<]*)</td>', m.group(0))
+
+
+def test_a_tf32_row_is_no_share_of_an_fp32_row_or_the_fp32_ceiling() -> None:
+    view = pv.view(Result("gemm", "h200-1", "fresh", metric="gflops", provenance=pv.PROV, tables=(GEMM,)))
+    out = expand("{{ measured gemm cols=gflops,pct:cublas-sgemm,pct_fp32,pct:cublas-tf32 }}\n", path=PATH,
+                 first_line=1, view=view, preview=False)
+    assert [str(p) for p in out.problems] == []
+    assert _cells(out.markdown, "cuBLAS SGEMM")[1:] == ["100", "80.0", "\u2014"]
+    assert _cells(out.markdown, "WMMA TF32")[1:] == ["\u2014", "\u2014", "10.7"]
+
+
+def test_a_chart_with_nothing_to_plot_is_not_drawn() -> None:
+    chase = Table(size="chase", rows=(Row("chase", 1.0, 0.0, None, None, None, None, id="chase"),))
+    view = pv.view(Result("lat", "h200-1", "fresh", metric="gflops", provenance=pv.PROV, tables=(chase,)))
+    out = expand("{{ measured lat cols=time }}\n", path=PATH, first_line=1, view=view, preview=False)
+    assert [str(p) for p in out.problems] == [] and "<table>" in out.markdown
+    assert "<svg" not in out.markdown
