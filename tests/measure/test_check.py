@@ -115,4 +115,17 @@ def test_every_reference_is_registered_by_name() -> None:
         "reverse_tiles",
         "fma_steps",
         "strided_gather",
+        # measure/experiment/refs_memory.py
+        "fma_sweep",
+        "block_sums4",
+        "float4_index",
+        "triad2",
+        "chase_index",
+        "table_walk",
+        "window_sums",
+        "relu",
+        "scale_add_relu",
+        "fma_chains_n",
+        "center64",
+        "fixed_point_block_sums",
     } == references.NAMES
