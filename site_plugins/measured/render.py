@@ -146,7 +146,8 @@ def _embed(
                    f"{' ' + note if note else ''}</tr> ")
     out.append("</tbody></table>")
     out.append(notes.legend_html(legend))
-    out.append(_chart(result, table, rows, chart_metric(result, rows, cols)))
+    metric = chart_metric(result, rows, cols)
+    out.append(_chart(result, table, rows, metric) if metric is not None else "")
     out.append("</div>")
     return Shown("".join(out), tuple(values))
 
@@ -160,15 +161,32 @@ def _no_column(result: Result, rows: Sequence[Row], column: Column) -> Failure:
     )
 
 
-def chart_metric(result: Result, rows: Sequence[Row], cols: Sequence[Column]) -> Column:
-    """What the chart plots: µs per launch where every row is a launch row; else the experiment's own rate,
-    unless the embed shows another rate and not that one (an author who picked GB/s gets a GB/s chart)."""
+#: Columns that are shares of a rate: a table showing one of them shows that rate's story.
+SHARES_OF: dict[Column, frozenset[str]] = {
+    "gbps": frozenset({"pct_copy", "pct_peak"}),
+    "shared_gbps": frozenset({"pct_shared_peak"}),
+    "gflops": frozenset({"pct_fp32"}),
+}
+
+
+def chart_metric(result: Result, rows: Sequence[Row], cols: Sequence[Column]) -> Column | None:
+    """What the chart plots: µs per launch where every row is a launch row; else a rate the table shows
+    (the experiment's own first, or one of its shares such as % of copy), or no chart at all: a chart
+    repeats a figure of the table, bigger, and never plots a quantity the embed left out (a pointer
+    chase's GB/s under a table of its times and sectors)."""
     if rows and all(r.us_per_launch is not None for r in rows):
         return "us_per_launch"
-    rates = [c for c in ("gflops", "shared_gbps", "gbps") if c in cols]
-    if result.metric not in cols and rates:
-        return rates[0]
-    return result.metric
+    shown = set(cols)
+    for own in (result.metric, "gflops", "shared_gbps", "gbps"):
+        if own in shown:
+            return own
+    relative = any(is_relative(c) for c in cols)  # pct:ID divides the experiment's own metric
+    if relative or SHARES_OF.get(result.metric, frozenset()) & shown:
+        return result.metric
+    for rate, shares in SHARES_OF.items():
+        if shares & shown:
+            return rate
+    return None
 
 
 def _chart(result: Result, table: Table, rows: Sequence[Row], metric: Column) -> str:

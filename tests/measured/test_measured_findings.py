@@ -125,3 +125,24 @@ def test_a_chart_with_nothing_to_plot_is_not_drawn() -> None:
     out = expand("{{ measured lat cols=time }}\n", path=PATH, first_line=1, view=view, preview=False)
     assert [str(p) for p in out.problems] == [] and "<table>" in out.markdown
     assert "<svg" not in out.markdown
+
+
+@pytest.mark.parametrize(
+    ("metric", "cols", "plotted"),
+    [
+        ("gbps", ["time", "gbps"], "gbps"),
+        ("gbps", ["time", "pct_copy"], "gbps"),  # a share of GB/s: the GB/s chart tells the same story
+        ("shared_gbps", ["time", "pct_shared_peak", "conflict_ways_ld"], "shared_gbps"),
+        ("gflops", ["time", "pct:cublas-sgemm"], "gflops"),
+        ("gflops", ["time", "gbps"], "gbps"),  # an author who picked GB/s gets a GB/s chart
+        ("gbps", ["time", "sectors_per_req_ld", "dram_read_mb"], None),  # a chase's times and sectors: no chart
+    ],
+)
+def test_a_chart_plots_a_rate_the_table_shows_or_nothing(metric: str, cols: list[str], plotted: str | None) -> None:
+    from site_plugins.measured.render import chart_metric
+
+    result = Result("x", "h200-1", "fresh", metric=metric, provenance=pv.PROV)  # type: ignore[arg-type]
+    rows = [Row("k", 1.0, 0.0, 1.0, 1.0, None, None)]
+    assert chart_metric(result, rows, cols) == plotted  # type: ignore[arg-type]
+    launches = [Row("graph", 1.0, 0.0, None, None, None, None, us_per_launch=1.1)]
+    assert chart_metric(result, launches, ["time"]) == "us_per_launch"
