@@ -49,8 +49,7 @@ class RowView:
     us_per_launch: float | None = None  # kind 'launch': median sample / launches per sample
     launches: int | None = None  # kind 'launch': launches per timed sample
     compute_ceiling: bool = False  # a ceiling row declaring FLOPs (e.g. FP32 FMA chains): a "% of FP32" denominator
-    # The median SM clock (NVML, MHz) of the samples the summary kept; None where no clock was read.
-    sm_clock_mhz: float | None = None
+    sm_clock_mhz: float | None = None  # median SM clock NVML read with the kept samples (None without readings)
 
     @property
     def median_us(self) -> float:
@@ -75,9 +74,8 @@ def _registers(result: Result, row: Row) -> int | None:
     return next((b.registers for b in result.builds if row.function and b.function == row.function), None)
 
 
-def _kept_clock(result: Result, row: Row) -> float | None:
-    """The median SM clock of the row's kept samples (those at or above the run's throttle floor), MHz;
-    None without clock readings."""
+def _sm_clock(result: Result, row: Row) -> float | None:
+    """The median SM clock of the row's kept samples (None without clock readings)."""
     if row.samples is None:
         return None
     floor = result.settings.min_sm_clock_mhz
@@ -88,7 +86,7 @@ def _kept_clock(result: Result, row: Row) -> float | None:
 def _pct_of_shared_peak(result: Result, row: Row, shared_gbps: float | None) -> float | None:
     """Shared-memory GB/s against the banks' peak at the median SM clock of the row's kept samples
     (None without declared shared bytes or without clock readings)."""
-    clock = _kept_clock(result, row)
+    clock = _sm_clock(result, row)
     if shared_gbps is None or clock is None:
         return None
     return stats.percent(shared_gbps, stats.shared_peak_gbps(result.provenance.sm_count, clock))
@@ -130,7 +128,7 @@ def _view(result: Result, row: Row, is_ceiling: bool, copies: bool = False) -> R
         us_per_launch=f.us_per_launch,
         launches=row.launches,
         compute_ceiling=is_ceiling and row.flops is not None and f.gflops is not None,
-        sm_clock_mhz=_kept_clock(result, row),
+        sm_clock_mhz=_sm_clock(result, row),
     )
 
 

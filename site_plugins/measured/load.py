@@ -212,6 +212,7 @@ def _row(entry: rs.Entry, v: rs.RowView, raw: rs.Row | None, p: rs.Provenance) -
         pct_fp32=_finite(entry.pct_of_fp32(v)) if math == "fp32" else None,
         fp32_ref=_fp32_ref(entry),
         kind=v.kind,
+        sm_clock_mhz=_finite(v.sm_clock_mhz),
     )
 
 

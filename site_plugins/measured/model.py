@@ -60,6 +60,7 @@ class Row:
     pct_fp32: float | None = None  # % of the FP32 ceiling (best compute ceiling row) of the same run
     fp32_ref: str = ""  # what "% of FP32" divides by, e.g. "FMA chains (8 per thread), 62,981 GFLOP/s"
     kind: str = "kernel"  # the spec's row kind: kernel, memcpy, cublas, transfer, pipeline, launch
+    sm_clock_mhz: float | None = None  # median SM clock NVML read with the kept samples
     # What the row's findings say (DRAM bytes against the declared ones, an L2 fit, a clock below the
     # node's maximum), each a note of its own so that rows sharing one share its number.
     findings: tuple[RowNote, ...] = ()
