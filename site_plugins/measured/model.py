@@ -59,14 +59,14 @@ class Row:
     us_per_launch: float | None = None  # kind 'launch': median sample / launches per sample
     pct_fp32: float | None = None  # % of the FP32 ceiling (best compute ceiling row) of the same run
     fp32_ref: str = ""  # what "% of FP32" divides by, e.g. "FMA chains (8 per thread), 62,981 GFLOP/s"
-    kind: str = "kernel"  # the spec's row kind: kernel, memcpy, cublas, transfer, pipeline, launch
-    sm_clock_mhz: float | None = None  # median SM clock NVML read with the kept samples
     # What the row's findings say (DRAM bytes against the declared ones, an L2 fit, a clock below the
     # node's maximum), each a note of its own so that rows sharing one share its number.
     findings: tuple[RowNote, ...] = ()
     # The arithmetic the row's FLOPs are done in: "fp32", or "tf32" (tensor cores: a cuBLAS row with TF32
     # math, or a kernel whose function name says tf32). Shares of an FP32 figure are not given for TF32.
     math: str = "fp32"
+    kind: str = "kernel"  # the spec's row kind: kernel, memcpy, cublas, transfer, pipeline, launch
+    sm_clock_mhz: float | None = None  # median SM clock NVML read with the kept samples
 
     @property
     def device_memory(self) -> bool:
