@@ -209,8 +209,8 @@ def _chart(result: Result, table: Table, rows: Sequence[Row], metric: Column) ->
         if r.suspect:
             text += f" (suspect: {'; '.join(r.suspect)})"
         parts.append(text)
-    ceiling_desc = f" against the {ceiling_text}" if ceiling else ""
-    ceiling_desc += f" and the {second[1]}" if second else ""
+    lines = ([ceiling_text] if ceiling else []) + ([second[1]] if second else [])
+    ceiling_desc = f" against the {' and the '.join(lines)}" if lines else ""
     desc = f"Bar chart of {unit} by kernel{ceiling_desc}. " + ". ".join(parts) + "."
     return chart.render(
         bars,

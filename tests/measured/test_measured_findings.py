@@ -146,3 +146,12 @@ def test_a_chart_plots_a_rate_the_table_shows_or_nothing(metric: str, cols: list
     assert chart_metric(result, rows, cols) == plotted  # type: ignore[arg-type]
     launches = [Row("graph", 1.0, 0.0, None, None, None, None, us_per_launch=1.1)]
     assert chart_metric(result, launches, ["time"]) == "us_per_launch"
+
+
+def test_a_chart_description_names_the_memcpy_line_as_a_line_it_is_drawn_against() -> None:
+    rows = (Row("stream", 1.0, 0.0, 2000.0, None, None, None, id="stream"),)
+    table = Table(size="s", rows=rows, memcpy_gbps=4250.0, memcpy_label="driver memcpy (1 GiB)")
+    view = pv.view(Result("lat", "h200-1", "fresh", provenance=pv.PROV, tables=(table,)))
+    out = expand("{{ measured lat cols=time,gbps }}\n", path=PATH, first_line=1, view=view, preview=False)
+    (desc,) = re.findall(r"<desc[^>]*>(.*?)</desc>", out.markdown, re.S)
+    assert desc.startswith("Bar chart of GB/s by kernel against the driver memcpy (1 GiB) 4,250\u00a0GB/s. stream:")
