@@ -211,11 +211,13 @@ def _chart(result: Result, table: Table, rows: Sequence[Row], metric: Column) ->
         parts.append(text)
     lines = ([ceiling_text] if ceiling else []) + ([second[1]] if second else [])
     ceiling_desc = f" against the {' and the '.join(lines)}" if lines else ""
-    desc = f"Bar chart of {unit} by kernel{ceiling_desc}. " + ". ".join(parts) + "."
+    what = COLUMNS[metric][0]  # the plotted column's own name: "GB/s", "Shared-memory GB/s", "µs per launch"
+    lower = what[:1].lower() + what[1:] if what[1:2].islower() or what[1:2] == "-" else what
+    desc = f"Bar chart of {lower} by kernel{ceiling_desc}. " + ". ".join(parts) + "."
     return chart.render(
         bars,
         unit=unit,
-        title=f"{unit} by kernel, {where}",
+        title=f"{what} by kernel, {where}",
         desc=desc,
         ceiling=ceiling,
         ceiling_text=ceiling_text,
