@@ -354,9 +354,21 @@ def _launched(entry: rs.Entry) -> tuple[Launched, ...]:
                 blocks_per_sm=occ.blocks_per_sm if occ is not None and not occ.error else None,
                 warps_per_sm=occ.warps_per_sm if occ is not None and not occ.error else None,
                 occupancy_pct=occ.pct if occ is not None and not occ.error else None,
+                matched=r.check.passed if o is not None and o.launched and not o.error_name else None,
+                wrong=wrong_elements(r.check.message) if o is not None and not r.check.passed else None,
             )
         )
     return tuple(out)
+
+
+_WRONG = re.compile(r"^\w+: (\d+) of (\d+) elements (?:differ|are off|were never written|are NaN)")
+
+
+def wrong_elements(message: str) -> tuple[int, int] | None:
+    """(elements wrong, elements in all) from a failed check's message (measure/gpu/check.py words it
+    "dst: 1234 of 16777216 elements differ from the reference ..."); None for any other message."""
+    m = _WRONG.match(message)
+    return (int(m.group(1)), int(m.group(2))) if m else None
 
 
 def _limits(entry: rs.Entry) -> tuple[tuple[str, int], ...]:

@@ -123,6 +123,10 @@ class Launched:
     blocks_per_sm: int | None = None  # None where no occupancy was recorded
     warps_per_sm: int | None = None
     occupancy_pct: float | None = None
+    # An observed launch that ran: did its output match the reference (None: not compared, e.g. refused),
+    # and, where it did not, (elements wrong, elements in all), as its check counted them.
+    matched: bool | None = None
+    wrong: tuple[int, int] | None = None
 
 
 @dataclass(frozen=True)

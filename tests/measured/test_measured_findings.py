@@ -164,3 +164,55 @@ def test_a_chart_is_titled_by_the_column_it_plots() -> None:
     (desc,) = re.findall(r"<desc[^>]*>(.*?)</desc>", out.markdown)
     assert title.startswith("Shared-memory GB/s by kernel, banks")
     assert desc.startswith("Bar chart of shared-memory GB/s by kernel.")
+
+
+@pytest.mark.parametrize(
+    ("message", "wrong"),
+    [
+        ("dst: 1234 of 16777216 elements differ from the reference (first at flat index 0: 0.5 instead of 0.25)",
+         (1234, 16777216)),
+        ("out: 1 of 6 elements are off by more than 1e-05 x max|ref| = 0.005 (worst 0.3; first at flat index 5)",
+         (1, 6)),
+        ("12 of 4096 elements were never written (they still hold the poison)", None),  # no buffer name: not ours
+        ("not run: the driver refused the launch", None),
+        ("", None),
+    ],
+)
+def test_how_many_elements_a_check_found_wrong(message: str, wrong: tuple[int, int] | None) -> None:
+    assert load.wrong_elements(message) == wrong
+
+
+def _race_view() -> object:
+    from site_plugins.measured.model import Launched
+
+    launched = (
+        Launched("no barrier, 1024", "racy-1024", "16M", True, matched=False, wrong=(4096, 16777216)),
+        Launched("no barrier, 32", "racy-32", "16M", True, matched=True),
+        Launched("refused", "refused", "16M", True, launched=False, error_name="CUDA_ERROR_INVALID_VALUE",
+                 error_string="invalid argument"),
+    )
+    return pv.view(Result("barrier", "h200-1", "fresh", provenance=pv.PROV, launched=launched))
+
+
+@pytest.mark.parametrize(
+    ("line", "shown", "problem"),
+    [
+        ("{{ observed barrier row=racy-1024 field=check }}", "differed from the reference", None),
+        ("{{ observed barrier row=racy-1024 field=wrong }}", "4,096 of 16,777,216 elements", None),
+        ("{{ observed barrier row=racy-32 field=check }}", "matched the reference", None),
+        ("{{ observed barrier row=racy-32 field=wrong }}", None,
+         "row 'no barrier, 32' of experiment 'barrier' at 16M matched its reference, so no element was wrong; "
+         "show field=check"),
+        ("{{ observed barrier row=refused field=check }}", None,
+         "row 'refused' of experiment 'barrier' at 16M was not compared with its reference (the launch was "
+         "refused or failed); show field=launched or field=error"),
+    ],
+)
+def test_an_observed_race_says_whether_and_how_much_it_went_wrong(line: str, shown: str | None,
+                                                                  problem: str | None) -> None:
+    out = expand(line + "\n", path=PATH, first_line=1, view=_race_view(), preview=False)  # type: ignore[arg-type]
+    problems = [str(p) for p in out.problems]
+    if problem is None:
+        assert problems == [] and shown is not None and shown in out.markdown
+    else:
+        assert problems == [f"{PATH}:1: {problem}"]
