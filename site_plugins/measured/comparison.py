@@ -72,11 +72,11 @@ def _fresh(view: ResultsView, experiment: str, node: str) -> Result | None:
     return next((r for r in view.for_experiment(experiment) if r.node == node and r.state == "fresh"), None)
 
 
-def _side(result: Result, row: Row) -> Side:
+def _side(result: Result, row: Row, copy_gbps: float | None = None) -> Side:
     assert result.provenance is not None
     l2 = result.provenance.l2_bytes / MIB if result.provenance.l2_bytes else None
     return Side(result.provenance.gpu, row.time_ms or 0.0, kind=row.kind, dram_mb=row.counters.get("dram_mb"),
-                sm_clock_mhz=row.sm_clock_mhz, l2_mib=l2)
+                sm_clock_mhz=row.sm_clock_mhz, l2_mib=l2, copy_gbps=copy_gbps)
 
 
 def table_pairs(view: ResultsView, experiment: str, size: str, a: str, b: str,
@@ -95,7 +95,7 @@ def table_pairs(view: ResultsView, experiment: str, size: str, a: str, b: str,
         row_a = ta.row(row_b.id or row_b.kernel) if row_b is not None else None
         if row_b is None or row_a is None or not row_a.time_ms or not row_b.time_ms:
             continue
-        verdict = classify(_side(ra, row_a), _side(rb, row_b), ratio)
+        verdict = classify(_side(ra, row_a, ca), _side(rb, row_b, cb), ratio)
         out.append(Pair(experiment, size, row_b.kernel, row_b.id, row_a.time_ms, row_b.time_ms, verdict))
     return out
 

@@ -43,6 +43,10 @@ CLOCK_MATCH = 0.05
 #: copy kernels themselves spread by about 4 % around it; a latency-bound row (one load in flight per
 #: thread) sat 8 % below it, which a 10 % band wrongly called bandwidth (review R1, VL-3).
 COPY_MATCH = 0.05
+#: A row is called bandwidth-bound (fully or in part) only where its DRAM traffic runs at this share of its
+#: run's fastest copy on both nodes: contended atomics at a tenth of it matched the copy ratio by chance
+#: (review R4, A2/R2).
+DRAM_SHARE = 0.60
 HOST_KINDS = frozenset({"transfer", "pipeline", "launch"})
 
 Reason = Literal["same", "host", "dram-bytes", "clock", "bandwidth", "below-copy", "unexplained"]
@@ -68,6 +72,13 @@ class Side:
     dram_mb: float | None = None  # Nsight Compute: dram__bytes_read.sum + dram__bytes_write.sum, MB
     sm_clock_mhz: float | None = None  # median SM clock NVML read with the kept samples
     l2_mib: float | None = None  # the node's L2 size as its provenance records it
+    copy_gbps: float | None = None  # the fastest copy kernel of the row's own run, GB/s
+
+    def dram_bound(self) -> bool:
+        """DRAM bytes over time near the copy rate (unknown copy rate: not excluded)."""
+        if self.copy_gbps is None or not self.dram_mb or self.time_ms <= 0:
+            return self.copy_gbps is None
+        return self.dram_mb / self.time_ms >= DRAM_SHARE * self.copy_gbps  # MB per ms = GB/s
 
 
 @dataclass(frozen=True)
@@ -106,7 +117,8 @@ def classify(a: Side, b: Side, copy_ratio: float | None) -> Verdict:
                 f"{short_a} and {fmt.number(b.sm_clock_mhz)}{fmt.NBSP}MHz on the {short_b}, a ratio of "
                 f"{fmt.ratio(clocks)}"))
     same_bytes = "the same DRAM bytes (within 10 %)" if dram is not None else "no DRAM counters"
-    if copy_ratio is not None and dram is not None and abs(ratio / copy_ratio - 1.0) <= COPY_MATCH:
+    near_copy = a.dram_bound() and b.dram_bound()
+    if copy_ratio is not None and dram is not None and near_copy and abs(ratio / copy_ratio - 1.0) <= COPY_MATCH:
         return Verdict(ratio, "bandwidth", (
             f"{same_bytes} on both, and each node's fastest copy kernel in the same run differs by "
             f"{fmt.ratio(copy_ratio)}: the row tracks DRAM bandwidth"))
@@ -115,7 +127,7 @@ def classify(a: Side, b: Side, copy_ratio: float | None) -> Verdict:
         return Verdict(ratio, "bandwidth", (
             f"the driver's copy (no counters of its own) differs as the fastest copy kernels in the same run do "
             f"({fmt.ratio(copy_ratio)})"))
-    if copy_ratio is not None and dram is not None and 1.0 < ratio < copy_ratio:
+    if copy_ratio is not None and dram is not None and near_copy and 1.0 < ratio < copy_ratio:
         return Verdict(ratio, "below-copy", (
             f"{same_bytes} on both; the fastest copies differ by {fmt.ratio(copy_ratio)}, more than this row: "
             "DRAM bandwidth accounts for at most part of the difference"))
