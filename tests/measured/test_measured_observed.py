@@ -114,7 +114,7 @@ def test_observed_values_render_from_the_result(tmp_path: Path) -> None:
         (
             "{{ observed toy-copy size=1M row=optin field=errors }}",
             "unknown field 'errors' in '{{ observed }}'; did you mean 'error'? fields: launched, error, error_name, "
-            "blocks_per_sm, warps_per_sm, occupancy",
+            "check, wrong, blocks_per_sm, warps_per_sm, occupancy",
         ),
         (
             "{{ observed toy-copy limit=shared_per_block }}",
