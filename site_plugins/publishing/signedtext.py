@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any
@@ -71,7 +71,8 @@ class PageExpectation:
 @dataclass(frozen=True)
 class Expected:
     pages: Mapping[str, PageExpectation] = field(default_factory=dict)  # docs uri -> expectation
-    forbidden: tuple[tuple[str, str], ...] = ()  # (normalised phrase, where it comes from)
+    # each run of MIN_WORDS words of an unpublished block that no published page shows -> where it comes from
+    forbidden: Mapping[tuple[str, ...], str] = field(default_factory=dict)
     titles: tuple[tuple[str, str], ...] = ()  # (normalised title of one or two words, where it comes from)
 
 
@@ -99,6 +100,7 @@ def expect(build: Build, handwritten: Mapping[str, str], chrome: Iterable[str], 
 
     pages: dict[str, PageExpectation] = {}
     seen: list[str] = []  # every segment some page shows, attributes included: published text
+    allowed: set[tuple[str, ...]] = set()  # every run of MIN_WORDS words some page shows, across its elements
     published = {e.src_uri: e for e in build.published.entries() if build.states[e.path].published}
     sources = dict(build.pages)
     for uri in chrome:
@@ -110,6 +112,8 @@ def expect(build: Build, handwritten: Mapping[str, str], chrome: Iterable[str], 
         text = pagetext.read(rendered)
         blocks = tuple(dict.fromkeys(s.text for s in text.segments if s.kind in ("text", "code")))
         seen += [s.text for s in text.segments]
+        for stream in [*text.streams, *([(w, 0) for w in s.text.split()] for s in text.segments)]:
+            allowed.update(_runs([w for w, _ in stream]))
         named = frozenset() if "<h1" in rendered else _titles(uri, markdown)
         e = published.get(uri)
         if e is not None:
@@ -120,7 +124,7 @@ def expect(build: Build, handwritten: Mapping[str, str], chrome: Iterable[str], 
             pages[uri] = PageExpectation(f"the page the build generates for {docs_dir}/{uri}", blocks, None, named)
         else:
             pages[uri] = PageExpectation(f"{docs_dir}/{uri} as it is", blocks, None, named)
-    allowed = "\n".join(f" {t} " for t in seen)
+    shown = "\n".join(f" {t} " for t in seen)
     unpublished: list[tuple[str, str, str, str]] = []  # (title, lede, body, where it comes from)
     for e in build.content.entries():
         st = build.states[e.path]
@@ -135,16 +139,23 @@ def expect(build: Build, handwritten: Mapping[str, str], chrome: Iterable[str], 
             lede = meta.get("definition", meta.get("summary", ""))
             unpublished.append((meta.get("title", ""), lede, body,
                                 f"{docs_dir}/{uri}, which is not published"))
-    forbidden: dict[str, str] = {}
+    forbidden: dict[tuple[str, ...], str] = {}
     titles: dict[str, str] = {}
     for title, lede, body, where in unpublished:
         for phrase in _phrases(title, lede, body, render_md):
-            if f" {phrase} " not in allowed:
-                forbidden.setdefault(phrase, where)
+            for run in _runs(phrase.split()):
+                if run not in allowed:
+                    forbidden.setdefault(run, where)
         short = pagetext.normalise(title)
-        if short and len(short.split()) < MIN_WORDS and f"\n {short} \n" not in f"\n{allowed}\n":
+        if short and len(short.split()) < MIN_WORDS and f"\n {short} \n" not in f"\n{shown}\n":
             titles.setdefault(short, where)  # a short title is looked for as a block of its own
-    return Expected(pages, tuple(sorted(forbidden.items())), tuple(sorted(titles.items())))
+    return Expected(pages, forbidden, tuple(sorted(titles.items())))
+
+
+def _runs(words: list[str]) -> Iterator[tuple[str, ...]]:
+    """Every run of MIN_WORDS consecutive words."""
+    for i in range(len(words) - MIN_WORDS + 1):
+        yield tuple(words[i:i + MIN_WORDS])
 
 
 _FRONT = re.compile(r"\A-{3}[ \t]*\n(?P<yaml>.*?\n)?(?:-{3}|\.{3})[ \t]*(?:\n|\Z)", re.S)
@@ -218,12 +229,33 @@ def record_problems(where: str, line: int, title: str, text: str, expected: Expe
     return _leaks(where, pagetext.read(f"<p>{html.escape(title)}</p>\n{text}"), expected, line)
 
 
+def leaked(text: pagetext.Text, forbidden: Mapping[tuple[str, ...], str]) -> list[tuple[int, str, str]]:
+    """(line, phrase, where it comes from) of each longest run of unpublished words in any stream of
+    ``text``; a run found in one stream and inside a longer one of another is named once."""
+    found: list[tuple[int, str, str]] = []
+    for stream in text.streams:
+        words = [w for w, _ in stream]
+        i = 0
+        while i <= len(words) - MIN_WORDS:
+            source = forbidden.get(tuple(words[i:i + MIN_WORDS]))
+            if source is None:
+                i += 1
+                continue
+            j = i + 1
+            while j <= len(words) - MIN_WORDS and forbidden.get(tuple(words[j:j + MIN_WORDS])) == source:
+                j += 1
+            found.append((stream[i][1], " ".join(words[i:j + MIN_WORDS - 1]), source))
+            i = j + MIN_WORDS - 1
+    out: list[tuple[int, str, str]] = []
+    for line, phrase, source in sorted(found, key=lambda f: (-len(f[1]), f[0], f[1])):
+        if not any(src == source and f" {phrase} " in f" {p} " for _, p, src in out):
+            out.append((line, phrase, source))
+    return sorted(out)
+
+
 def _leaks(where: str, text: pagetext.Text, expected: Expected, line: int | None) -> list[Problem]:
-    out = []
-    for phrase, source in expected.forbidden:
-        at = text.find(phrase)
-        if at is not None:
-            out.append(Problem(where, line or at, f"shows '{_snippet(phrase)}', from {source}", LEAK_REMEDY))
+    out = [Problem(where, line or at, f"shows '{_snippet(phrase)}', from {source}", LEAK_REMEDY)
+           for at, phrase, source in leaked(text, expected.forbidden)]
     if expected.titles:
         blocks: dict[str, int] = {}
         for s in text.segments:
