@@ -195,9 +195,11 @@ class GlossPlugin(BasePlugin[GlossConfig]):
         # What each page must show is rendered here, before the pages' Markdown is handed over, and only
         # when the audit will run (preview and serve show drafts on purpose).
         audited = not self.preview and self.reuse is None and not self.outer_swap  # (gloss build audits itself)
-        expected = signedtext.expect(build, checked.handwritten, self.config.chrome, self.docs_dir,
-                                     signedtext.renderer(config), staging.page_reader(self.root, self.docs_dir)
-                                     ) if audited else None
+        expected = signedtext.expect(
+            build, checked.handwritten, self.config.chrome, self.docs_dir, signedtext.renderer(config),
+            staging.page_reader(self.root, self.docs_dir),
+            signedtext.theme_words(staging.theme_folders(config.theme.dirs, config.theme.custom_dir)),
+        ) if audited else None
         self.manifest = staging.manifest(checked.staged, build, self.docs_dir, site_url=config.site_url or "",
                                          asset_dirs=staging.asset_dirs(config.theme.dirs, config.theme.custom_dir),
                                          text=expected)

@@ -43,7 +43,8 @@ def expectation(config_file: Path) -> tuple[audit.Manifest, pipeline.Build]:
                                preview=False)  # a published site never shows drafts
     checked = checks.run(root, opts)
     text = signedtext.expect(checked.build, checked.handwritten, opts.chrome, opts.docs_dir,
-                             signedtext.renderer(cfg), staging.page_reader(root, opts.docs_dir))
+                             signedtext.renderer(cfg), staging.page_reader(root, opts.docs_dir),
+                             signedtext.theme_words(staging.theme_folders(cfg.theme.dirs, cfg.theme.custom_dir)))
     return staging.manifest(checked.staged, checked.build, opts.docs_dir, site_url=cfg.site_url or "",
                             asset_dirs=staging.asset_dirs(cfg.theme.dirs, cfg.theme.custom_dir),
                             text=text), checked.build

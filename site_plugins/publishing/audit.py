@@ -49,6 +49,8 @@ _URL_ATTRS = frozenset({"href", "src", "data", "srcset", "action", "formaction",
 _CSS_URL = re.compile(r"url\(\s*([\"']?)(.*?)\1\s*\)", re.IGNORECASE | re.DOTALL)
 _REFRESH = re.compile(r"url\s*=\s*['\"]?([^'\"]+)", re.IGNORECASE)
 _LOC = re.compile(r"<loc>\s*(.*?)\s*</loc>", re.IGNORECASE | re.DOTALL)
+_LASTMOD = re.compile(r"<lastmod>(.*?)</lastmod>", re.IGNORECASE | re.DOTALL)
+_DATE = re.compile(r"\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2}))?")
 
 
 @dataclass(frozen=True)
@@ -290,7 +292,28 @@ def _search_problems(where: str, path: Path, manifest: Manifest) -> list[Problem
             title = record.get("title")
             out += signedtext.record_problems(where, i, title if isinstance(title, str) else "",
                                               text if isinstance(text, str) else "", manifest.text)
+            # every other field, at any depth (tags, boosts, a field another engine or a plugin adds)
+            others = [v for k, v in record.items() if k not in ("title", "text")] if isinstance(record, dict) else []
+            out += [p for value in _strings(others) for p in signedtext.record_problems(where, i, "", value,
+                                                                                          manifest.text)]
+    if manifest.text is not None and isinstance(data, dict):  # the index's own fields (its configuration)
+        rest = [v for k, v in data.items() if k not in ("docs", "items")]
+        out += [p for value in _strings(rest) for p in signedtext.record_problems(where, 1, "", value,
+                                                                                    manifest.text)]
     return out
+
+
+def _strings(value: object) -> Iterator[str]:
+    """Every string in a JSON value, keys included, at any depth (iteratively: a deep index is no recursion)."""
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, str):
+            yield v
+        elif isinstance(v, dict):
+            stack += [*v.keys(), *v.values()]
+        elif isinstance(v, list):
+            stack += v
 
 
 def _what(k: str, manifest: Manifest) -> str:
@@ -316,4 +339,10 @@ def _sitemap_problems(where: str, path: Path, manifest: Manifest) -> list[Proble
         if k is not None and k not in manifest.page_keys:
             line = text.count("\n", 0, m.start()) + 1
             out.append(Problem(where, line, f"sitemap URL '{url}' {_what(k, manifest)}", REMEDY))
+    for m in _LASTMOD.finditer(text):
+        if not _DATE.fullmatch(html.unescape(m.group(1)).strip()):
+            out.append(Problem(where, text.count("\n", 0, m.start()) + 1,
+                               f"sitemap lastmod '{signedtext.snippet(m.group(1).strip())}' is not a date", REMEDY))
+    if manifest.text is not None:  # every part: comments, lastmod, any element or attribute a tool reads
+        out += signedtext.page_problems(where, None, text, manifest.text)
     return out

@@ -40,7 +40,7 @@ import html
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
 from site_plugins.files import mdnesting
@@ -90,17 +90,33 @@ def renderer(config: Any) -> Render:
     return convert
 
 
+def theme_words(dirs: Iterable[Path]) -> list[list[str]]:
+    """The words of every template of the installed theme (its labels, such as "On this page", in every
+    language it ships), each file as one run: the theme's own words are no entry's, whatever an entry says."""
+    out = []
+    for folder in dirs:
+        for path in sorted(folder.rglob("*.html")) if folder.is_dir() else ():
+            try:
+                out.append(pagetext.words(path.read_text(encoding="utf-8", errors="replace")))
+            except OSError:
+                continue
+    return out
+
+
 def expect(build: Build, handwritten: Mapping[str, str], chrome: Iterable[str], docs_dir: str,
-           render_md: Render, read: Callable[[str], str | None] = lambda uri: None) -> Expected:
+           render_md: Render, read: Callable[[str], str | None] = lambda uri: None,
+           theme: Iterable[list[str]] = ()) -> Expected:
     """What each page of a ``gloss build`` of this decision shows, and the phrases no page may show.
     ``handwritten``: each chrome page's Markdown as the build hands it over (checks.Checked.handwritten);
     ``read(uri)``: the text of a page under the docs folder that is no entry and no chrome, or of an entry
-    that does not parse (their words are not published either)."""
+    that does not parse (their words are not published either); ``theme``: :func:`theme_words`."""
     from site_plugins.publishing import render  # (render imports the audit, which imports this module)
 
     pages: dict[str, PageExpectation] = {}
     seen: list[str] = []  # every segment some page shows, attributes included: published text
     allowed: set[tuple[str, ...]] = set()  # every run of MIN_WORDS words some page shows, across its elements
+    for run in theme:
+        allowed.update(_runs(run))
     published = {e.src_uri: e for e in build.published.entries() if build.states[e.path].published}
     sources = dict(build.pages)
     for uri in chrome:
@@ -194,7 +210,7 @@ def _phrases(title: str, lede: str, body: str, render_md: Render) -> list[str]:
     return [p for p in dict.fromkeys(found) if len(p.split()) >= MIN_WORDS]
 
 
-def _snippet(phrase: str) -> str:
+def snippet(phrase: str) -> str:
     return phrase if len(phrase) <= 60 else phrase[:59].rstrip() + "…"
 
 
@@ -210,7 +226,7 @@ def page_problems(where: str, uri: str | None, markup: str, expected: Expected) 
         missing = [b for b in want.blocks if b not in shown]
         if missing:
             out.append(Problem(where, 1, f"does not show {want.what}: {len(missing)} of {len(want.blocks)} "
-                                         f"blocks of its text are missing, the first '{_snippet(missing[0])}'",
+                                         f"blocks of its text are missing, the first '{snippet(missing[0])}'",
                                REMEDY))
         wanted = set(want.blocks) | want.titles
         added = [s for s in text.segments if s.main and s.kind in ("text", "code") and s.text not in wanted]
@@ -219,7 +235,7 @@ def page_problems(where: str, uri: str | None, markup: str, expected: Expected) 
         elif added:
             out.append(Problem(where, added[0].line, f"shows what is not in {want.what}: {len(added)} block"
                                                      f"{'s' if len(added) > 1 else ''} of its main content, the first "
-                                                     f"'{_snippet(added[0].text)}'", REMEDY))
+                                                     f"'{snippet(added[0].text)}'", REMEDY))
     out += _leaks(where, text, expected, None)
     return out
 
@@ -254,7 +270,7 @@ def leaked(text: pagetext.Text, forbidden: Mapping[tuple[str, ...], str]) -> lis
 
 
 def _leaks(where: str, text: pagetext.Text, expected: Expected, line: int | None) -> list[Problem]:
-    out = [Problem(where, line or at, f"shows '{_snippet(phrase)}', from {source}", LEAK_REMEDY)
+    out = [Problem(where, line or at, f"shows '{snippet(phrase)}', from {source}", LEAK_REMEDY)
            for at, phrase, source in leaked(text, expected.forbidden)]
     if expected.titles:
         blocks: dict[str, int] = {}

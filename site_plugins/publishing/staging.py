@@ -216,12 +216,17 @@ def page_reader(root: Path, docs_dir: str) -> Callable[[str], str | None]:
     return read
 
 
+def theme_folders(theme_dirs: Sequence[str], custom_dir: str | None = None) -> list[Path]:
+    """The installed theme's folders (and our template overrides), never a ``custom_dir``."""
+    mine = {os.path.normpath(os.path.abspath(custom_dir))} if custom_dir else set()
+    return [Path(d) for d in theme_dirs if os.path.normpath(os.path.abspath(d)) not in mine]
+
+
 def asset_dirs(theme_dirs: Sequence[str], custom_dir: str | None = None) -> tuple[tuple[str, Path], ...]:
     """Where a theme's or a plugin's own files lie, by the site path they are served under: the installed
     theme's folders (never a ``custom_dir``: its files are the project's, not the theme's), MkDocs' search
     plugin, Zensical's theme when it is installed, and our assets."""
-    mine = {os.path.normpath(os.path.abspath(custom_dir))} if custom_dir else set()
-    out = [("", Path(d)) for d in theme_dirs if os.path.normpath(os.path.abspath(d)) not in mine]
+    out = [("", d) for d in theme_folders(theme_dirs, custom_dir)]
     for package, sub, prefix in (("mkdocs", "contrib/search/templates", ""), ("zensical", "templates", "")):
         spec = importlib.util.find_spec(package)
         if spec is not None and spec.origin:

@@ -84,7 +84,7 @@ WHY_EXTENSION = {
 }
 #: Python objects an option may name (``!!python/name:``), each a pure function of the signed text.
 CALLABLES = frozenset({
-    "pymdownx.slugs.uslugify", "pymdownx.slugs.slugify", "pymdownx.slugs.uslugify_cased",
+    "pymdownx.slugs.slugify",
     "pymdownx.superfences.fence_code_format", "pymdownx.superfences.fence_div_format",
     "material.extensions.emoji.twemoji", "material.extensions.emoji.to_svg", "pymdownx.emoji.twemoji",
     "pymdownx.emoji.emojione", "pymdownx.emoji.gemoji", "pymdownx.emoji.to_svg", "pymdownx.emoji.to_png",
@@ -140,7 +140,8 @@ class _Check:
             else:
                 yield from self.values(v, f"'{name}'")
         if plugins is None or "gloss" not in {n for n, _, _ in _items(plugins)}:
-            yield gloss_problem(self.label, boundedyaml.line(plugins) if plugins is not None else 1)
+            key = next((k for k, _ in root.value if _key(k) == "plugins"), None)
+            yield gloss_problem(self.label, boundedyaml.line(key) if key is not None else 1)
 
     def values(self, node: yaml.Node, where: str, *, env: bool = False) -> Iterator[Problem]:
         """Plain values only: no environment but where allowed, no Python object but from CALLABLES."""
@@ -180,7 +181,9 @@ class _Check:
 
     def plugins(self, node: yaml.Node) -> Iterator[Problem]:
         for name, k, v in _items(node):
-            if name not in PLUGINS:
+            if _tagged(k):
+                yield from self.values(k, "'plugins'")
+            elif name not in PLUGINS:
                 yield self.at(k, f"the plugin '{name}' is not on the list of plugins a published build trusts "
                                  "(search and gloss), so a published build refuses it")
             elif v is not None:
@@ -189,6 +192,9 @@ class _Check:
 
     def extensions(self, node: yaml.Node) -> Iterator[Problem]:
         for name, k, v in _items(node):
+            if _tagged(k):
+                yield from self.values(k, "'markdown_extensions'")
+                continue
             if name not in EXTENSIONS:
                 why = WHY_EXTENSION.get(name, "is not on the list of Markdown extensions a published build trusts")
                 yield self.at(k, f"the Markdown extension '{name}' {why}, so a published build refuses it")
@@ -219,6 +225,12 @@ def gloss_problem(label: str, line: int) -> Problem:
     return Problem(label, line, "the gloss plugin is not enabled, so nothing decides what may be published and a "
                                 "build would publish every draft", "list '- gloss' under 'plugins:' (and never "
                                 "'enabled: false' for it)")
+
+
+def _tagged(node: yaml.Node) -> bool:
+    """Written with a tag of its own (``!ENV``, a Python object): not a plain name."""
+    tag = node.tag or ""
+    return tag.startswith("!") or (tag.startswith("tag:yaml.org,2002:") and not _PLAIN_TAG.match(tag))
 
 
 def _key(node: yaml.Node) -> str:
