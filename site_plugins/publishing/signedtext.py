@@ -115,8 +115,8 @@ def expect(build: Build, handwritten: Mapping[str, str], chrome: Iterable[str], 
     pages: dict[str, PageExpectation] = {}
     seen: list[str] = []  # every segment some page shows, attributes included: published text
     allowed: set[tuple[str, ...]] = set()  # every run of MIN_WORDS words some page shows, across its elements
-    for run in theme:
-        allowed.update(_runs(run))
+    for words in theme:
+        allowed.update(_runs(words))
     published = {e.src_uri: e for e in build.published.entries() if build.states[e.path].published}
     sources = dict(build.pages)
     for uri in chrome:
