@@ -247,8 +247,8 @@ def record_problems(where: str, line: int, title: str, text: str, expected: Expe
 
 def leaked(text: pagetext.Text, forbidden: Mapping[tuple[str, ...], str]) -> list[tuple[int, str, str]]:
     """(line, phrase, where it comes from) of each longest run of unpublished words in any stream of
-    ``text``; a run found in one stream and inside a longer one of another is named once."""
-    found: list[tuple[int, str, str]] = []
+    ``text``; a run that another stream holds inside a longer one, on the same lines, is named once."""
+    found: list[tuple[int, int, str, str]] = []  # (first line, last line, phrase, source)
     for stream in text.streams:
         words = [w for w, _ in stream]
         i = 0
@@ -260,13 +260,15 @@ def leaked(text: pagetext.Text, forbidden: Mapping[tuple[str, ...], str]) -> lis
             j = i + 1
             while j <= len(words) - MIN_WORDS and forbidden.get(tuple(words[j:j + MIN_WORDS])) == source:
                 j += 1
-            found.append((stream[i][1], " ".join(words[i:j + MIN_WORDS - 1]), source))
-            i = j + MIN_WORDS - 1
-    out: list[tuple[int, str, str]] = []
-    for line, phrase, source in sorted(found, key=lambda f: (-len(f[1]), f[0], f[1])):
-        if not any(src == source and f" {phrase} " in f" {p} " for _, p, src in out):
-            out.append((line, phrase, source))
-    return sorted(out)
+            end = j + MIN_WORDS - 1
+            found.append((stream[i][1], stream[end - 1][1], " ".join(words[i:end]), source))
+            i = end
+    kept: list[tuple[int, int, str, str]] = []
+    for first, last, phrase, source in sorted(found, key=lambda f: (-len(f[2]), f[0], f[2])):
+        if not any(src == source and f" {phrase} " in f" {p} " and lo <= first and last <= hi
+                   for lo, hi, p, src in kept):
+            kept.append((first, last, phrase, source))
+    return sorted({(first, phrase, source) for first, _, phrase, source in kept})
 
 
 def _leaks(where: str, text: pagetext.Text, expected: Expected, line: int | None) -> list[Problem]:
