@@ -17,12 +17,13 @@ published entries only, each chrome page from its source. Then, for a built site
   class="md-content__inner">``, which the page must have) may hold no other block (but the title a
   theme shows for a page without a heading): a paragraph or list item added to a signed page, or a
   draft listed on the A–Z, is caught whatever its words;
-- no page and no search record may hold a phrase (of three words or more) of an entry that is not
-  published, or of the unsigned change to one that is (its title, its definition or summary, each
-  paragraph, list item, heading or cell of its body), in its text, an attribute, a script, a style or a
-  comment, unless that phrase is also in what the build renders for some page (then it is published text
-  anyway); a shorter title is looked for as a block of its own (a navigation item, a list item, a
-  heading), as listings show titles.
+- no page, search record field or sitemap part may hold any run of three consecutive words (MIN_WORDS) of
+  a block of an entry that is not published, or of the unsigned change to one that is (its title, its
+  definition or summary, each paragraph, list item, heading or cell of its body), in any stream
+  :mod:`~site_plugins.publishing.pagetext` reads (the text shown across hidden elements, all the text a
+  crawler reads, each attribute), unless some page of the build shows that run itself or the installed
+  theme's templates hold it (then it is no entry's); a shorter title is looked for as a block of its own
+  (a navigation item, a list item, a heading), as listings show titles.
 
 What it does not prove: that a page shows nothing else outside its main content (a theme's words and
 navigation pass there unless they quote an unpublished entry); that markup which is not well formed
