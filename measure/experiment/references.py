@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from measure.experiment.refs_memory import MEMORY_REFERENCES
+
 Arrays = Mapping[str, Any]  # name -> numpy array
 Reference = Callable[[Arrays, Mapping[str, int]], dict[str, Any]]
 
@@ -279,4 +281,35 @@ def reverse_tiles(inputs: Arrays, dims: Mapping[str, int]) -> dict[str, Any]:
 
 
 REFERENCES["reverse_tiles"] = reverse_tiles
+
+# --- the memory and roofline experiments (breadth1): their own module --------------------------------
+
+REFERENCES.update(MEMORY_REFERENCES)
+NAMES = frozenset(REFERENCES)
+
+
+# --- added for the control experiments code/barrier and code/coalescing (content) ------------------
+
+#: code/barrier's chain: x <- x * M + C (code/warp-divergence's side A), 4 steps per loop trip.
+BARRIER_CHAIN = DIVERGENCE_SIDES[0]
+
+
+def fma_steps(inputs: Arrays, dims: Mapping[str, int]) -> dict[str, Any]:
+    """``barrier``: element ``i`` steps ``4 * iters`` times as ``x <- x * m + c`` from ``x = src[i]``.
+    In float64, in closed form: ``m**K x + c (1 - m**K) / (1 - m)``."""
+    import numpy as np
+
+    m, c = BARRIER_CHAIN
+    k = 4 * dims["iters"]
+    g = m**k
+    return {"dst": inputs["src"].astype(np.float64) * g + c * (1.0 - g) / (1.0 - m)}
+
+
+def strided_gather(inputs: Arrays, dims: Mapping[str, int]) -> dict[str, Any]:
+    """``coalescing``: ``dst[i] = src[i * stride + offset]`` for ``i < n``."""
+    n, stride, offset = dims["n"], dims["stride"], dims["offset"]
+    return {"dst": inputs["src"][offset : offset + n * stride : stride].copy()}
+
+
+REFERENCES.update({"fma_steps": fma_steps, "strided_gather": strided_gather})
 NAMES = frozenset(REFERENCES)

@@ -113,4 +113,16 @@ def test_every_reference_is_registered_by_name() -> None:
         "thread_sums",
         "chase_sums",
         "reverse_tiles",
+        "fma_steps",
+        "strided_gather",
+        # measure/experiment/refs_memory.py
+        "fma_sweep",
+        "block_sums4",
+        "float4_index",
+        "triad2",
+        "chase_index",
+        "table_walk",
+        "window_sums",
+        "relu",
+        "scale_add_relu",
     } == references.NAMES
