@@ -88,6 +88,7 @@ class GlossPlugin(BasePlugin[GlossConfig]):
         self.markers: dict[str, str] = {}  # src_uri of a published entry -> its <meta name="gloss-entry">
         # Set by `gloss build`, which decides preview from its own flag alone and swaps and audits the folder
         # itself; None under a plain `mkdocs build`, where the plugin does both.
+        self.command = "build"  # as MkDocs starts it (on_startup): build, serve or gh-deploy
         self.forced_preview: bool | None = None
         self.outer_swap = False
         self.target: Path | None = None  # the folder a plain `mkdocs build` swaps the finished site into
@@ -96,6 +97,7 @@ class GlossPlugin(BasePlugin[GlossConfig]):
 
     def on_startup(self, *, command: str, dirty: bool) -> None:
         # (Defining this event also keeps the plugin object across the rebuilds of one `mkdocs serve`.)
+        self.command = command
         self.reuse = pipeline.Reuse() if command == "serve" else None
         self.incremental = Incremental() if command == "serve" and dirty else None
 
@@ -159,6 +161,8 @@ class GlossPlugin(BasePlugin[GlossConfig]):
         self.target = Path(config.site_dir).resolve()
         if self.preview and (why := sitedir.preview_refusal(self.target, config_file)) is not None:
             raise PluginError(f"gloss: {why}")
+        if self.preview and self.command == "gh-deploy":
+            raise PluginError(f"gloss: {sitedir.DEPLOY_PREVIEW}")
         self.fresh = sitedir.fresh_beside(self.target)
         config.site_dir = str(self.fresh)
         if config.strict:

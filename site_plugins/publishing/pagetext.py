@@ -27,6 +27,7 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
+from urllib.parse import unquote
 
 _WORD = re.compile(r"\w+")
 # Elements that start a new run of text: a reader sees their contents as a separate block.
@@ -181,9 +182,10 @@ class _Reader(HTMLParser):
         line = self.getpos()[0]
         values = {k.lower(): v or "" for k, v in attrs}
         for v in values.values():
-            if v.strip():
-                self.attrs.append(Stream())
-                self.attrs[-1].add(v, line)
+            for form in (v, unquote(v)) if "%" in v else (v,):  # (a URL's words percent-encoded: data:, queries)
+                if form.strip():
+                    self.attrs.append(Stream())
+                    self.attrs[-1].add(form, line)
         if tag in SKIP:
             if not closed:
                 self._skip += 1

@@ -19,6 +19,8 @@ from site_plugins.files import boundedyaml, textfile
 from site_plugins.publishing import audit, pipeline, render
 
 PREVIEW_WORD = "preview"
+DEPLOY_PREVIEW = ("a preview shows drafts, so `mkdocs gh-deploy` never deploys one; deploy the published site "
+                  "without GLOSS_PREVIEW and the plugin's 'preview: true'")
 
 
 def fresh_beside(target: Path) -> Path:

@@ -34,6 +34,7 @@ from site_plugins.files.messages import Problem
 from site_plugins.publishing import audit, render, signedtext
 from site_plugins.publishing.pipeline import Build
 from site_plugins.signoff.entryfiles import targets
+from site_plugins.signoff.signable import git_command, git_env
 
 ASSETS = Path(__file__).parents[1] / "assets"  # our stylesheets and scripts, served under assets/gloss/
 #: Larger than any image an entry should carry.
@@ -171,7 +172,7 @@ def as_signed(root: Path, rel: str, data: bytes, commits: Sequence[str]) -> byte
 
 def _show(root: Path, commit: str, rel: str) -> bytes | None:
     try:
-        done = subprocess.run(["git", "-C", str(root), "show", f"{commit}:./{rel}"], capture_output=True,
+        done = subprocess.run([*git_command(root), "show", f"{commit}:./{rel}"], capture_output=True, env=git_env(),
                               check=False, timeout=60)
     except (OSError, subprocess.TimeoutExpired):
         return None

@@ -38,6 +38,7 @@ from site_plugins.files import schema
 from site_plugins.files.messages import Problem
 from site_plugins.signoff import keys, registry
 from site_plugins.signoff.model import FILE, EntrySignoff, Pair, Registry, Signature
+from site_plugins.signoff.signable import git_command, git_env
 
 SHALLOW = ("this is a shallow git clone, so its history cannot tell an older sign-off copied back into "
            "signoff.yaml from the newest, and no sign-off counts ({pairs})")
@@ -227,7 +228,8 @@ def _reviews(text: str) -> Iterator[tuple[str, str, bool]]:
 
 def _git(root: Path, *args: str, stdin: str | None = None) -> str | None:
     try:
-        done = subprocess.run(["git", "-C", str(root), *args], input=stdin.encode() if stdin is not None else None,
+        done = subprocess.run([*git_command(root), *args], input=stdin.encode() if stdin is not None else None,
+                              env=git_env(),
                               capture_output=True, check=False, timeout=120)
     except (OSError, subprocess.TimeoutExpired):
         return None
@@ -240,7 +242,7 @@ def _blobs(root: Path, ids: list[str]) -> Iterator[tuple[str, str]]:
     if not ids:
         return
     try:
-        proc = subprocess.Popen(["git", "-C", str(root), "cat-file", "--batch"], stdin=subprocess.PIPE,
+        proc = subprocess.Popen([*git_command(root), "cat-file", "--batch"], stdin=subprocess.PIPE, env=git_env(),
                                 stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     except OSError:
         return

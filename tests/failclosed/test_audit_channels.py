@@ -32,6 +32,8 @@ FRAGMENTS = [
     ("<style>.h{display:none}</style><p>of<i class=h>zz</i> an<i class=h>zz</i> array</p>", "of an array",
      TILING),  # split by elements the page's own stylesheet hides
     ("<p>An <b>un</b>signed change</p>", "an unsigned change", CHANGE),  # a word split by inline markup
+    ('<object data="data:text/html,a%20piece%20of%20an%20array"></object>', "a piece of an array",
+     TILING),  # percent-encoded in a URL
 ]
 
 

@@ -233,3 +233,16 @@ def test_a_plain_mkdocs_build_that_fails_keeps_the_last_good_site(tmp_path: Path
     (root / "content/index.md").write_text("# Home\n\nWelcome back.\n")
     build(load_config(cfg, site_dir=str(root / "site"), strict=True))
     assert "Welcome back." in (root / "site/index.html").read_text()
+
+
+def test_gh_deploy_never_deploys_a_preview(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                           expect_warnings: object) -> None:
+    root = tiny(tmp_path)
+    monkeypatch.setenv("GLOSS_PREVIEW", "1")
+    monkeypatch.chdir(root)
+    cfg = load_config(str(root / "mkdocs.yml"), site_dir=str(root / "site-preview"), strict=False)
+    cfg.plugins.on_startup(command="gh-deploy", dirty=False)
+    expect_warnings.add(f"gloss: {sitedir.DEPLOY_PREVIEW}")  # type: ignore[attr-defined]
+    with pytest.raises(Abort, match=r"^Aborted with a BuildError!$"):
+        build(cfg)
+    assert not (root / "site-preview").exists()  # (and nothing for gh-deploy to push)
