@@ -107,7 +107,7 @@ class GlossPlugin(BasePlugin[GlossConfig]):
         self._drop_stage()
         # MkDocs keeps this object for the rest of the process (it defines on_startup): a build that follows
         # the serve session in the same process must not inherit serve's reuse, which skips the audit.
-        self.reuse, self.incremental = None, None
+        self.reuse, self.incremental, self.command = None, None, "build"
 
     @property
     def preview(self) -> bool:

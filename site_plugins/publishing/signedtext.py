@@ -46,7 +46,7 @@ from typing import TYPE_CHECKING, Any
 
 from site_plugins.files import mdnesting
 from site_plugins.files.messages import Problem
-from site_plugins.publishing import pagetext
+from site_plugins.publishing import pagetext, render
 
 if TYPE_CHECKING:
     from site_plugins.publishing.pipeline import Build
@@ -111,8 +111,6 @@ def expect(build: Build, handwritten: Mapping[str, str], chrome: Iterable[str], 
     ``handwritten``: each chrome page's Markdown as the build hands it over (checks.Checked.handwritten);
     ``read(uri)``: the text of a page under the docs folder that is no entry and no chrome, or of an entry
     that does not parse (their words are not published either); ``theme``: :func:`theme_words`."""
-    from site_plugins.publishing import render  # (render imports the audit, which imports this module)
-
     pages: dict[str, PageExpectation] = {}
     seen: list[str] = []  # every segment some page shows, attributes included: published text
     allowed: set[tuple[str, ...]] = set()  # every run of MIN_WORDS words some page shows, across its elements

@@ -31,7 +31,7 @@ from pathlib import Path
 
 from site_plugins.files import textfile
 from site_plugins.files.messages import Problem
-from site_plugins.publishing import audit, render, signedtext
+from site_plugins.publishing import audit, render, signedtext, urlkeys
 from site_plugins.publishing.pipeline import Build
 from site_plugins.signoff.entryfiles import targets
 from site_plugins.signoff.signable import git_command, git_env
@@ -198,10 +198,10 @@ def manifest(plan_: Plan, build: Build, docs_dir: str, *, site_url: str,
     docs folder. ``text``: what each page must show (:func:`site_plugins.publishing.signedtext.expect`)."""
     pages = set(plan_.pages) | set(build.pages)
     files = set(plan_.statics) | {render.code_raw_uri(f) for f in build.code_files}
-    allowed = {audit.key(p) for p in pages | files}
+    allowed = {urlkeys.key(p) for p in pages | files}
     withheld: dict[str, str] = {}
     for uri in [*plan_.left_out, *build.hidden, *sorted(build.content.unloaded), *build.unlisted]:
-        k = audit.key(uri)
+        k = urlkeys.key(uri)
         if k and k not in allowed:  # (the site's root is the site itself, whatever its home page)
             withheld.setdefault(k, f"{docs_dir}/{uri}")
     digests = {uri: audit.digest(data) for uri, data in plan_.statics.items()}

@@ -243,6 +243,9 @@ def test_gh_deploy_never_deploys_a_preview(tmp_path: Path, monkeypatch: pytest.M
     cfg = load_config(str(root / "mkdocs.yml"), site_dir=str(root / "site-preview"), strict=False)
     cfg.plugins.on_startup(command="gh-deploy", dirty=False)
     expect_warnings.add(f"gloss: {sitedir.DEPLOY_PREVIEW}")  # type: ignore[attr-defined]
-    with pytest.raises(Abort, match=r"^Aborted with a BuildError!$"):
-        build(cfg)
+    try:
+        with pytest.raises(Abort, match=r"^Aborted with a BuildError!$"):
+            build(cfg)
+    finally:
+        cfg.plugins.on_shutdown()  # (as MkDocs ends the command: the plugin object outlives it)
     assert not (root / "site-preview").exists()  # (and nothing for gh-deploy to push)
