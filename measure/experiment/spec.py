@@ -122,7 +122,10 @@ kind must)::
         args: [dst, src]
         launch: {mode: graph, count: 1000}      # mode: stream (back to back) | graph (captured once, one
                                                 #   cuGraphLaunch) | sync (launch + synchronize each time);
-                                                #   count >= 1; results add us_per_launch = median / count
+                                                #   count >= 1; results add us_per_launch = median / count;
+                                                #   streams (mode stream only, default 1, <= count): launch
+                                                #   i on stream i % streams, forked from and joined back to
+                                                #   the runner's stream
         reference: copy
         bytes_read: 4 * n
         bytes_written: 4 * n

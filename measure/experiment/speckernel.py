@@ -37,7 +37,8 @@ class Context:
 
 
 def function_defined(source: str, name: str) -> bool:
-    bounds = r"(?:__launch_bounds__\s*\([^)]*\)\s*)?"
+    # Launch attributes may stand before or after ``void``: __launch_bounds__(...), __maxnreg__(N).
+    bounds = r"(?:(?:__launch_bounds__|__maxnreg__)\s*\([^)]*\)\s*)*"
     pattern = rf"__global__\s+{bounds}void\s+{bounds}{re.escape(name)}\s*\("
     return re.search(pattern, source) is not None and 'extern "C"' in source
 

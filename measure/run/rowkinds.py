@@ -149,4 +149,4 @@ def launches(
 ) -> Plan:
     run = k.launch
     assert run is not None
-    return Plan(dev.repeat_launcher(kernel, grid, block, args, dynamic, run.mode, run.count))
+    return Plan(dev.repeat_launcher(kernel, grid, block, args, dynamic, run.mode, run.count, run.streams))
