@@ -67,12 +67,13 @@ WHY_THEME = {
 }
 #: Plugins by name; the gloss plugin is required (see :func:`gloss_problem`).
 PLUGINS = frozenset({"search", "material/search", "gloss"})
-#: Markdown extensions that read no file and run no code named in the configuration -> options refused.
+#: Markdown extensions that read no file and run no code named in the configuration -> options refused
+#: (``abbr``'s glossary puts its own text on pages; ``pymdownx.emoji``'s options name icon folders to read).
 EXTENSIONS: dict[str, frozenset[str]] = {name: frozenset(refused) for name, refused in {
     "abbr": {"glossary"}, "admonition": (), "attr_list": (), "def_list": (), "footnotes": (), "md_in_html": (),
     "tables": (), "toc": (), "sane_lists": (), "smarty": (), "fenced_code": (), "codehilite": (), "nl2br": (),
     "pymdownx.highlight": (), "pymdownx.superfences": (), "pymdownx.inlinehilite": (), "pymdownx.details": (),
-    "pymdownx.tabbed": (), "pymdownx.tasklist": (), "pymdownx.emoji": (), "pymdownx.mark": (),
+    "pymdownx.tabbed": (), "pymdownx.tasklist": (), "pymdownx.emoji": {"options"}, "pymdownx.mark": (),
     "pymdownx.tilde": (), "pymdownx.caret": (), "pymdownx.keys": (), "pymdownx.betterem": (),
     "pymdownx.smartsymbols": (), "pymdownx.saneheaders": (),
 }.items()}

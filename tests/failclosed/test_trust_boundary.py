@@ -122,6 +122,9 @@ ROUTES = {
     "abbr glossary": ("  - abbr:\n      glossary: {GPU: Tiles pay in two ways}\n", {},
                       [f"mkdocs.yml:{TAIL + 1}: the option 'glossary' of 'abbr' puts text from outside the signed "
                        "entries on pages, so a published build refuses it"]),
+    "emoji icon folders": ("  - pymdownx.emoji:\n      options: {custom_icons: [overrides/.icons]}\n", {},
+                           [f"mkdocs.yml:{TAIL + 1}: the option 'options' of 'pymdownx.emoji' puts text from outside "
+                            "the signed entries on pages, so a published build refuses it"]),
     "python object": ("  - toc:\n      slugify: !!python/name:os.getcwd\n", {},
                       [f"mkdocs.yml:{TAIL + 1}: 'toc.slugify' names the Python object 'os.getcwd', which a published "
                        "build does not run"]),
