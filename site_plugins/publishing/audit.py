@@ -169,7 +169,8 @@ def audit(site: Path, manifest: Manifest, label: str | None = None) -> list[Prob
             markup = decode(path.read_bytes())
             out += link_problems(where, rel, markup, manifest)
             if manifest.text is not None:
-                out += signedtext.page_problems(where, manifest.page_uris.get(rel), markup, manifest.text)
+                out += signedtext.page_problems(where, manifest.page_uris.get(rel), markup, manifest.text,
+                                                theme_page=rel in THEME_PAGES)
         elif rel in SEARCH_INDEXES:
             out += _search_problems(where, path, manifest)
         elif rel in SITEMAPS:

@@ -75,6 +75,7 @@ class Expected:
     # each run of MIN_WORDS words of an unpublished block that no published page shows -> where it comes from
     forbidden: Mapping[tuple[str, ...], str] = field(default_factory=dict)
     titles: tuple[tuple[str, str], ...] = ()  # (normalised title of one or two words, where it comes from)
+    theme: str = ""  # the installed theme's template words, a line per template ("" when not known)
 
 
 def renderer(config: Any) -> Render:
@@ -114,8 +115,10 @@ def expect(build: Build, handwritten: Mapping[str, str], chrome: Iterable[str], 
     pages: dict[str, PageExpectation] = {}
     seen: list[str] = []  # every segment some page shows, attributes included: published text
     allowed: set[tuple[str, ...]] = set()  # every run of MIN_WORDS words some page shows, across its elements
+    theme_lines = []
     for words in theme:
         allowed.update(_runs(words))
+        theme_lines.append(" ".join(words))
     published = {e.src_uri: e for e in build.published.entries() if build.states[e.path].published}
     sources = dict(build.pages)
     for uri in chrome:
@@ -164,7 +167,7 @@ def expect(build: Build, handwritten: Mapping[str, str], chrome: Iterable[str], 
         short = pagetext.normalise(title)
         if short and len(short.split()) < MIN_WORDS and f"\n {short} \n" not in f"\n{shown}\n":
             titles.setdefault(short, where)  # a short title is looked for as a block of its own
-    return Expected(pages, forbidden, tuple(sorted(titles.items())))
+    return Expected(pages, forbidden, tuple(sorted(titles.items())), "\n".join(f" {t} " for t in theme_lines))
 
 
 def _runs(words: list[str]) -> Iterator[tuple[str, ...]]:
@@ -213,8 +216,10 @@ def snippet(phrase: str) -> str:
     return phrase if len(phrase) <= 60 else phrase[:59].rstrip() + "…"
 
 
-def page_problems(where: str, uri: str | None, markup: str, expected: Expected) -> list[Problem]:
-    """Problems of one HTML page (``uri``: the docs path of the page it is, None for a theme page)."""
+def page_problems(where: str, uri: str | None, markup: str, expected: Expected, *, theme_page: bool = False,
+                  ) -> list[Problem]:
+    """Problems of one HTML page (``uri``: the docs path of the page it is, None for a page that is none of
+    the build's; ``theme_page``: the theme's own page, ``404.html``, whose main content only the theme writes)."""
     text = pagetext.read(markup)
     out: list[Problem] = []
     want = expected.pages.get(uri) if uri is not None else None
@@ -235,6 +240,13 @@ def page_problems(where: str, uri: str | None, markup: str, expected: Expected) 
             out.append(Problem(where, added[0].line, f"shows what is not in {want.what}: {len(added)} block"
                                                      f"{'s' if len(added) > 1 else ''} of its main content, the first "
                                                      f"'{snippet(added[0].text)}'", REMEDY))
+    elif theme_page and expected.theme and text.has_main:  # a theme's own page (404.html): only its words
+        foreign = [s for s in text.segments if s.main and s.kind in ("text", "code") and f" {s.text} " not in
+                   expected.theme]
+        if foreign:
+            out.append(Problem(where, foreign[0].line, f"shows what the theme's own page does not: {len(foreign)} "
+                                                       f"block{'s' if len(foreign) > 1 else ''} of its main content, "
+                                                       f"the first '{snippet(foreign[0].text)}'", REMEDY))
     out += _leaks(where, text, expected, None)
     return out
 

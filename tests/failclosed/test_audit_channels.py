@@ -97,3 +97,19 @@ def test_three_words_of_a_paragraph_are_found_but_published_words_are_not(
     home.write_text(text + "<p>Nothing here but tiles pay in the sun.</p>\n"
                            "<p>A signed body. On this page, a group of threads.</p>\n")
     assert run(capsys) == (1, [f"site/index.html:{first}: shows 'tiles pay in', from {TILING}; {LEAK}"])
+
+
+def test_the_theme_s_own_page_shows_only_the_theme_s_words(built: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # Unsigned words that quote no entry: in the main content of the 404 page (Material marks it), only what
+    # the installed theme writes there passes.
+    cfg = built / "mkdocs.yml"
+    cfg.write_text(cfg.read_text().replace("name: mkdocs", "name: material"))
+    ok, _, why = sitebuild.build_site(cfg, built / "site", strict=False)
+    assert ok, why
+    page = built / "site/404.html"
+    text = page.read_text()
+    at = text.index("404 - Not found</h1>") + len("404 - Not found</h1>")
+    page.write_text(text[:at] + "<p>Send your password to us</p>" + text[at:])
+    line = text[:at].count("\n") + 1
+    assert run(capsys) == (1, [f"site/404.html:{line}: shows what the theme's own page does not: 1 block of its main "
+                               f"content, the first 'send your password to us'; {signedtext.REMEDY}"])
