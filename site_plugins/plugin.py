@@ -91,6 +91,7 @@ class GlossPlugin(BasePlugin[GlossConfig]):
         self.command = "build"  # as MkDocs starts it (on_startup): build, serve or gh-deploy
         self.forced_preview: bool | None = None
         self.outer_swap = False
+        self.shared: pipeline.Reuse | None = None  # gloss build's: the results judged once for build and audit
         self.target: Path | None = None  # the folder a plain `mkdocs build` swaps the finished site into
         self.fresh: Path | None = None  # the folder it builds into meanwhile
         self.warnings: CountHandler | None = None  # warnings of a strict build (MkDocs aborts after post_build)
@@ -174,7 +175,7 @@ class GlossPlugin(BasePlugin[GlossConfig]):
         # Decide everything before MkDocs looks at a file, then point it at the staging tree: it never
         # walks the docs folder (whose links it would follow) and sees only what may be published.
         try:
-            self.checked = checked = checks.run(self.root, self.options, reuse=self.reuse)
+            self.checked = checked = checks.run(self.root, self.options, reuse=self.reuse or self.shared)
         except evidence.EvidenceError as exc:
             raise PluginError(str(exc)) from exc
         self.build = checked.build

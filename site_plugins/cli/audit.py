@@ -22,10 +22,11 @@ def manifest(config_file: Path) -> audit.Manifest:
     return expectation(config_file)[0]
 
 
-def expectation(config_file: Path) -> tuple[audit.Manifest, pipeline.Build]:
+def expectation(config_file: Path, reuse: pipeline.Reuse | None = None) -> tuple[audit.Manifest, pipeline.Build]:
     """What a published site of this project may hold, decided from the project alone (content,
     signoff.yaml, results, the trusted parts of mkdocs.yml; no plugin event runs). Raises MkDocsException
-    on an unusable or untrusted config and EvidenceError on an unusable link evidence file."""
+    on an unusable or untrusted config and EvidenceError on an unusable link evidence file. ``reuse``: the
+    results as the build just judged them (:class:`pipeline.Reuse`; checked again against the files' times)."""
     from mkdocs.config import load_config
     from mkdocs.exceptions import ConfigurationError
 
@@ -41,7 +42,7 @@ def expectation(config_file: Path) -> tuple[audit.Manifest, pipeline.Build]:
     opts = plugin.options
     opts = dataclasses.replace(opts, docs_dir=Path(cfg.docs_dir).resolve().relative_to(root).as_posix(),
                                preview=False)  # a published site never shows drafts
-    checked = checks.run(root, opts)
+    checked = checks.run(root, opts, reuse=reuse)
     text = signedtext.expect(checked.build, checked.handwritten, opts.chrome, opts.docs_dir,
                              signedtext.renderer(cfg), staging.page_reader(root, opts.docs_dir),
                              signedtext.theme_words(staging.theme_folders(cfg.theme.dirs, cfg.theme.custom_dir)))

@@ -50,16 +50,19 @@ def build_site(config_file: Path, site_dir: Path, *, strict: bool, preview: bool
             shutil.rmtree(fresh, ignore_errors=True)
             return False, None, str(trusted.gloss_problem(config_file.name, 1))
         # (MkDocs keeps a plugin object that defines on_startup for the rest of the process: reset after.)
-        plugin.forced_preview, plugin.outer_swap = preview, True
+        # The result files are read and judged once, for the build and for the audit's expectation alike (the
+        # allowlist above leaves no other plugin that could reach them in between).
+        shared = pipeline.Reuse()
+        plugin.forced_preview, plugin.outer_swap, plugin.shared = preview, True, shared
         try:
             build(cfg)
         finally:
-            plugin.forced_preview, plugin.outer_swap = None, False
+            plugin.forced_preview, plugin.outer_swap, plugin.shared = None, False, None
         built = getattr(plugin, "build", None)
         if not isinstance(built, pipeline.Build):
             raise MkDocsException(NOT_RUN)
         if not preview:  # after every plugin and hook: the folder as it would be published
-            manifest, _ = expectation(config_file)
+            manifest, _ = expectation(config_file, shared)
             findings = audit.audit(fresh, manifest, label=_shown(site_dir, config_file))
             if findings:
                 raise MkDocsException("gloss audit: the built site holds what is not published:\n"
