@@ -252,3 +252,16 @@ def test_gh_deploy_never_deploys_a_preview(tmp_path: Path, monkeypatch: pytest.M
     finally:
         cfg.plugins.on_shutdown()  # (as MkDocs ends the command: the plugin object outlives it)
     assert not (root / "site-preview").exists()  # (and nothing for gh-deploy to push)
+
+
+def test_gloss_check_prints_what_a_published_build_refuses(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from site_plugins import cli
+
+    root = tiny(tmp_path)
+    (root / "mkdocs.yml").write_text((root / "mkdocs.yml").read_text() + "hooks: [hooks.py]\n")
+    capsys.readouterr()
+    assert cli.main(["check", "--root", str(root)]) == 1
+    assert capsys.readouterr().out.splitlines() == [
+        f"mkdocs.yml:{TAIL}: 'hooks' runs Python code from the project on every build, so a published build refuses "
+        f"it; {REMEDY}"]
+    assert cli.main(["check", "--root", str(root), "--preview"]) == 0  # (a preview trusts the checkout it serves)
