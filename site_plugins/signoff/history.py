@@ -16,7 +16,8 @@ signed. git remembers what the file held, so a pair whose review git saw superse
   concurrent reviews of one entry, the entry is signed again). Within one version, the pair kept as
   ``previous`` is older than the entry's own. The dates written in signatures are not trusted for order.
 - A shallow clone lacks the history this needs: there no pair counts, and the one problem says how to
-  fetch the history (``git fetch --unshallow``; in CI, ``fetch-depth: 0``).
+  fetch the history (``git fetch --unshallow``; in CI, ``fetch-depth: 0``). So does a repository whose
+  ``info/grafts`` file gives commits other parents (git honours it even with ``--no-replace-objects``).
 
 A pair that git never held (signed and not yet committed) is the newest there is. Without git (no
 repository, or no commit yet) there is no history and nothing is refused.
@@ -42,6 +43,9 @@ from site_plugins.signoff.signable import git_command, git_env
 
 SHALLOW = ("this is a shallow git clone, so its history cannot tell an older sign-off copied back into "
            "signoff.yaml from the newest, and no sign-off counts ({pairs})")
+GRAFTED = ("this repository's history is rewritten by its grafts file ({grafts}), so it cannot tell an older "
+           "sign-off copied back into signoff.yaml from the newest, and no sign-off counts ({pairs})")
+GRAFTED_REMEDY = "remove the grafts file (or build from a clone without one)"
 SHALLOW_REMEDY = ("fetch the whole history: git fetch --unshallow (in CI, set 'fetch-depth: 0' under the "
                   "actions/checkout step in .github/workflows/*.yml)")
 
@@ -78,12 +82,13 @@ def drop_superseded(root: Path, reg: Registry) -> tuple[Registry, list[Problem]]
     log = _history(root)
     problems: list[Problem] = []
     drop: list[tuple[str, str]] = []
-    if log.shallow:
+    if log.shallow or log.grafts:
         n = len(pairs)
-        problems.append(Problem(FILE, 1, SHALLOW.format(pairs=f"{n} pair{'s' if n > 1 else ''} of author and "
-                                                              "reviewer set aside"), SHALLOW_REMEDY))
+        aside = f"{n} pair{'s' if n > 1 else ''} of author and reviewer set aside"
+        problems.append(Problem(FILE, 1, SHALLOW.format(pairs=aside), SHALLOW_REMEDY) if log.shallow else
+                        Problem(FILE, 1, GRAFTED.format(grafts=log.grafts, pairs=aside), GRAFTED_REMEDY))
         drop = [(path, label) for path, label, _ in pairs]
-    for path, label, pair in pairs if not log.shallow else ():
+    for path, label, pair in pairs if not drop else ():
         assert pair.reviewer is not None
         newer = log.newer_review(path, review_id(path, pair.reviewer, pair.author), kept=label != "")
         if newer is None:
@@ -127,13 +132,16 @@ def _history(root: Path) -> _History:
     # What git holds changes only with HEAD: mkdocs serve rebuilds, and gloss commands within one
     # process, read the history once per HEAD.
     # (A clone made whole by `git fetch --unshallow` keeps its HEAD: whether it is shallow is part of the key.)
-    found = (_git(root, "rev-parse", "--is-shallow-repository", "--verify", "-q", "HEAD") or "").split()
-    if len(found) != 2:
+    found = (_git(root, "rev-parse", "--is-shallow-repository", "--git-path", "info/grafts", "--verify", "-q",
+                  "HEAD") or "").splitlines()
+    if len(found) != 3:
         return _History(root, read=False)
-    key = (str(root.resolve()), " ".join(found))
+    grafts = root / found[1]
+    grafted = found[1] if grafts.is_file() and grafts.stat().st_size > 0 else ""
+    key = (str(root.resolve()), " ".join(found), grafted)
     if key not in _SEEN:
         _SEEN.clear()  # one project, one HEAD at a time
-        _SEEN[key] = _History(root, shallow=found[0] == "true")
+        _SEEN[key] = _History(root, shallow=found[0] == "true", grafts=grafted)
     return _SEEN[key]
 
 
@@ -142,12 +150,13 @@ class _History:
     into HEAD, with the commits' ancestry), one ``cat-file --batch-check`` and one ``cat-file --batch``
     that streams each distinct version once."""
 
-    def __init__(self, root: Path, *, read: bool = True, shallow: bool = False) -> None:
+    def __init__(self, root: Path, *, read: bool = True, shallow: bool = False, grafts: str = "") -> None:
         self.root = root
         self.first: dict[str, dict[str, Seen]] = {}  # path -> review id -> first appearance
         self.parsed: dict[str, Registry] = {}
         self.ancestors: list[int] = []  # per commit order: a bit per order of each of its ancestors
         self.shallow = shallow
+        self.grafts = grafts  # the grafts file, as git names it, when one rewrites the history
         listing = _git(root, "rev-list", "--full-history", "--topo-order", "--parents", "HEAD", "--", FILE) \
             if read else None
         if not listing:

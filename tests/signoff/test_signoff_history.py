@@ -215,3 +215,25 @@ def test_a_shallow_clone_of_an_entry_awaiting_re_sign_says_why(history: tuple[Pa
     code, rows, problems = status(clone, capsys)
     assert (rows[WARP]["published"], rows[LANE]["published"]) == (False, False)
     assert problems == [SHALLOW_LINE]  # the one reason, not "cannot be recovered from git"
+
+
+def test_a_grafts_file_that_rewrites_history_counts_no_pair(history: tuple[Path, str, str],
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    root, first, second = history
+    # The copied-back old pair, committed; then a grafts file cuts the history off below that commit
+    # (git honours it even with --no-replace-objects): the second review would never be seen.
+    (root / "signoff.yaml").write_text(git(root, "show", f"{first}:signoff.yaml"), encoding="utf-8")
+    (root / WARP).write_text(V1, encoding="utf-8")
+    head = commit_all(root, "the old pair copied back")
+    (root / ".git/info").mkdir(exist_ok=True)
+    (root / ".git/info/grafts").write_text(f"{head}\n", encoding="utf-8")
+    code, rows, problems = status(root, capsys)
+    assert (code, rows[WARP]["published"], rows[LANE]["published"]) == (1, False, False)
+    assert problems == [
+        "signoff.yaml:1: this repository's history is rewritten by its grafts file (.git/info/grafts), so it cannot "
+        "tell an older sign-off copied back into signoff.yaml from the newest, and no sign-off counts (2 pairs of "
+        "author and reviewer set aside); remove the grafts file (or build from a clone without one)"]
+    (root / ".git/info/grafts").unlink()
+    code, rows, problems = status(root, capsys)
+    assert (rows[WARP]["published"], rows[LANE]["published"]) == (False, True)
+    assert len(problems) == 1 and f"committed in {second[:10]}" in problems[0]
