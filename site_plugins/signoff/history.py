@@ -125,7 +125,7 @@ def _pairs(e: EntrySignoff) -> list[tuple[str, Pair]]:
     return out
 
 
-_SEEN: dict[tuple[str, str], _History] = {}
+_SEEN: dict[tuple[str, str, str], _History] = {}
 
 
 def _history(root: Path) -> _History:
