@@ -217,7 +217,8 @@ def test_what_the_allowlist_lets_through(tmp_path: Path, capsys: pytest.CaptureF
 # --- 5. the engine's own command is whole or nothing -----------------------------------------------------
 
 
-def test_a_plain_mkdocs_build_that_fails_keeps_the_last_good_site(tmp_path: Path, expect_warnings: object) -> None:
+def test_a_plain_mkdocs_build_that_fails_keeps_the_last_good_site(tmp_path: Path, caplog: pytest.LogCaptureFixture,
+                                                                  expect_warnings: object) -> None:
     root = tiny(tmp_path)
     cfg = str(root / "mkdocs.yml")
     build(load_config(cfg, site_dir=str(root / "site"), strict=True))
@@ -232,6 +233,16 @@ def test_a_plain_mkdocs_build_that_fails_keeps_the_last_good_site(tmp_path: Path
         build(load_config(cfg, site_dir=str(root / "site"), strict=True))
     assert site_files(root / "site") == before
     assert not [p for p in root.iterdir() if ".building-" in p.name or ".old-" in p.name]
+    # A build the final audit refuses (a raw link to a draft the unlinking does not rewrite): the same.
+    (root / "content/index.md").write_text('# Home\n\n<iframe src="terms/tiling/"></iframe>\n')
+    with pytest.raises(Abort, match=r"^Aborted with a BuildError!$"):
+        build(load_config(cfg, site_dir=str(root / "site"), strict=False))
+    assert site_files(root / "site") == before
+    assert not [p for p in root.iterdir() if ".building-" in p.name or ".old-" in p.name]
+    logged = [r.getMessage() for r in caplog.records if r.getMessage().startswith("gloss audit:")]
+    assert len(logged) == 1 and "site/index.html:" in logged[0]
+    assert "<iframe src> points to 'terms/tiling/'" in logged[0]
+    expect_warnings.add(logged[0])  # type: ignore[attr-defined]
     # A good build replaces it whole.
     (root / "content/index.md").write_text("# Home\n\nWelcome back.\n")
     build(load_config(cfg, site_dir=str(root / "site"), strict=True))
