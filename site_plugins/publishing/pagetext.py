@@ -108,11 +108,12 @@ class Stream:
 
     def words(self) -> list[tuple[str, int]]:
         """(normalised word, line) of each word."""
-        text = "".join(fold(p) for p in self.pieces)
+        folded = [fold(p) for p in self.pieces]
+        text = "".join(folded)
         starts, at = [], 0
-        for p in self.pieces:
+        for f in folded:
             starts.append(at)
-            at += len(fold(p))
+            at += len(f)
         out = []
         for m in _WORD.finditer(text):
             i = max(0, bisect.bisect_right(starts, m.start()) - 1)

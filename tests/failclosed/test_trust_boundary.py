@@ -276,3 +276,18 @@ def test_gloss_check_prints_what_a_published_build_refuses(tmp_path: Path, capsy
         f"mkdocs.yml:{TAIL}: 'hooks' runs Python code from the project on every build, so a published build refuses "
         f"it; {REMEDY}"]
     assert cli.main(["check", "--root", str(root), "--preview"]) == 0  # (a preview trusts the checkout it serves)
+
+
+def test_gloss_audit_refuses_to_judge_by_an_untrusted_configuration(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    # With pymdownx.snippets the audit's own rendering would include the draft into what it expects.
+    from site_plugins import cli
+
+    root = tiny(tmp_path)
+    good_site(root, capsys)
+    (root / "mkdocs.yml").write_text((root / "mkdocs.yml").read_text() + "  - pymdownx.snippets\n")
+    monkeypatch.chdir(root)
+    assert cli.main(["audit", "site"]) == 2
+    assert capsys.readouterr().err == (
+        f"gloss audit: {UNTRUSTED}\n  mkdocs.yml:{TAIL}: the Markdown extension 'pymdownx.snippets' includes other "
+        f"files' text (--8<-- lines, auto_append) into pages, so a published build refuses it; {REMEDY}\n")
