@@ -215,6 +215,10 @@ def test_a_shallow_clone_of_an_entry_awaiting_re_sign_says_why(history: tuple[Pa
     code, rows, problems = status(clone, capsys)
     assert (rows[WARP]["published"], rows[LANE]["published"]) == (False, False)
     assert problems == [SHALLOW_LINE]  # the one reason, not "cannot be recovered from git"
+    # Nor does gloss sign write over a pair it cannot judge.
+    capsys.readouterr()
+    assert cli.main(["sign", WARP, "--as", "author", "--key", str(key_file("ada")), "--root", str(clone)]) == 1
+    assert f"signoff.yaml has problems; fix them first:\n  {SHALLOW_LINE}" in capsys.readouterr().err
 
 
 def test_a_grafts_file_that_rewrites_history_counts_no_pair(history: tuple[Path, str, str],
