@@ -86,9 +86,9 @@ class GlossPlugin(BasePlugin[GlossConfig]):
         self.docs_path = ""  # the real docs folder, given back to the config after the build
         self.manifest: audit.Manifest | None = None
         self.markers: dict[str, str] = {}  # src_uri of a published entry -> its <meta name="gloss-entry">
+        self.command = "build"  # as MkDocs starts it (on_startup): build, serve or gh-deploy
         # Set by `gloss build`, which decides preview from its own flag alone and swaps and audits the folder
         # itself; None under a plain `mkdocs build`, where the plugin does both.
-        self.command = "build"  # as MkDocs starts it (on_startup): build, serve or gh-deploy
         self.forced_preview: bool | None = None
         self.outer_swap = False
         self.shared: pipeline.Reuse | None = None  # gloss build's: the results judged once for build and audit
