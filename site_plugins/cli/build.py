@@ -10,6 +10,9 @@ one. The last line says what the folder holds::
 
     published 3 of 17 entries; 14 await sign-off: gloss status
 
+(a preview: ``preview of all 17 entries; 14 of them unsigned drafts: gloss status``), after a line per
+published entry changed since sign-off, whose signed version the site keeps showing.
+
 Exit codes: 0 built and in place; 1 the build failed or was refused (content problems in a strict build,
 an untrusted mkdocs.yml, audit findings, a structural problem), the old site kept; 2 usage or environment
 error (no mkdocs.yml, a preview aimed at the published folder).
@@ -77,6 +80,16 @@ def build_site(config_file: Path, site_dir: Path, *, strict: bool, preview: bool
     return True, built, ""
 
 
+def changed_lines(built: pipeline.Build | None) -> list[str]:
+    """A line per published entry whose working copy changed since it was signed: the site shows the
+    version signed earlier until the change is signed again."""
+    if built is None or built.preview:  # a preview shows the working copy
+        return []
+    return [f"{path}: changed since sign-off; the site shows the version signed earlier until the change is "
+            f"signed again: gloss diff {path}"
+            for path, st in sorted(built.states.items()) if st.state == "changed" and st.published]
+
+
 def _shown(site: Path, config_file: Path) -> str:
     try:
         return site.relative_to(config_file.resolve().parent).as_posix()
@@ -112,5 +125,7 @@ def main(argv: list[str]) -> int:
         print(f"gloss build: {why}", file=sys.stderr)
         print(f"gloss build: failed; {args.site_dir} is unchanged (the last good build stays)", file=sys.stderr)
         return 1
+    for line in changed_lines(built):
+        print(line)
     print(sitedir.summary(args.site_dir, built, preview=args.preview))
     return 0

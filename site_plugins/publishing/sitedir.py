@@ -80,10 +80,11 @@ def summary(site: Path, built: pipeline.Build | None, *, preview: bool) -> str:
     if built is None:
         return "published 0 entries"
     shown, published, total = counts(site, built)
-    if preview:
+    if preview:  # it counts what it shows, as its home page does
         drafts = shown - published
-        return (f"preview (not for publishing): {shown} of {total} entries shown, {drafts} of them "
-                f"{'an unpublished draft' if drafts == 1 else 'unpublished drafts'}")
+        what = f"all {total}" if shown == total else f"{shown} of {total}"
+        tail = f"; {drafts} of them unsigned drafts: gloss status" if drafts else ", all of them signed"
+        return f"preview of {what} entries{tail}"
     waiting = total - published
     tail = f"; {waiting} await sign-off: gloss status" if waiting else ""
     return f"published {published} of {total} entries{tail}"

@@ -69,7 +69,7 @@ def test_a_preview_switch_never_puts_drafts_in_the_published_folder(
     assert site_files(root / "site") == before
     code, out, _ = gloss_build(root, capsys, "--preview", "--no-strict", site="site-preview")
     assert (code, out.splitlines()[-1]) == (
-        0, "preview (not for publishing): 3 of 3 entries shown, 3 of them unpublished drafts")
+        0, "preview of all 3 entries; 3 of them unsigned drafts: gloss status")
     assert DRAFT_WORDS in site_text(root / "site-preview")
     # The engine's own command, with the same switch, refuses to write a preview into the published folder
     # (or into any folder not named as a preview), and leaves it as it was.

@@ -51,7 +51,7 @@ def test_a_fresh_project_says_why_its_site_is_empty_with_the_count_the_build_pri
     printed = capsys.readouterr().out.splitlines()[-1]
     home = (site / "index.html").read_text(encoding="utf-8")
     if preview:
-        assert printed == "preview (not for publishing): 3 of 3 entries shown, 3 of them unpublished drafts"
+        assert printed == "preview of all 3 entries; 3 of them unsigned drafts: gloss status"
         assert "This preview shows all 3 entries. 3 of them await sign-off" in home
     else:
         assert printed == "published 0 of 3 entries; 3 await sign-off: gloss status"
