@@ -291,3 +291,14 @@ def test_gloss_audit_refuses_to_judge_by_an_untrusted_configuration(tmp_path: Pa
     assert capsys.readouterr().err == (
         f"gloss audit: {UNTRUSTED}\n  mkdocs.yml:{TAIL}: the Markdown extension 'pymdownx.snippets' includes other "
         f"files' text (--8<-- lines, auto_append) into pages, so a published build refuses it; {REMEDY}\n")
+
+
+def test_files_in_custom_dir_are_not_theme_files(tmp_path: Path) -> None:
+    # Even where a configuration names a custom_dir (a published build refuses it), the audit never takes
+    # its files for the theme's: a byte-for-byte copy there proves nothing.
+    from site_plugins.publishing import staging
+
+    theme, custom = tmp_path / "theme", tmp_path / "overrides"
+    dirs = staging.asset_dirs([str(custom), str(theme)], str(custom))
+    assert ("", theme) in dirs and all(folder != custom for _, folder in dirs)
+    assert staging.theme_folders([str(custom), str(theme)], str(custom) + "/") == [theme]
