@@ -31,7 +31,7 @@ serve: .stamp-install
 	GLOSS_PREVIEW=1 $(BIN)/mkdocs serve --dirty --dev-addr 127.0.0.1:8000
 
 preview: .stamp-install
-	GLOSS_PREVIEW=1 $(BIN)/gloss build --no-strict --site-dir site-preview
+	$(BIN)/gloss build --preview --no-strict --site-dir site-preview
 
 # All three run even when one fails; the target fails if any did, naming which.
 test: .stamp-test

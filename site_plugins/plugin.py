@@ -23,13 +23,25 @@ from mkdocs.plugins import BasePlugin, CombinedEvent, event_priority
 from mkdocs.structure.files import File, Files
 from mkdocs.structure.nav import Navigation
 from mkdocs.structure.pages import Page
+from mkdocs.utils import CountHandler
 
 from site_plugins.files.messages import Problem
 from site_plugins.links import evidence
 from site_plugins.nav import material as navhtml
 from site_plugins.nav import order as navorder
 from site_plugins.nav import sections as site_nav
-from site_plugins.publishing import audit, checks, pipeline, render, searchindex, signedtext, staging, stash
+from site_plugins.publishing import (
+    audit,
+    checks,
+    pipeline,
+    render,
+    searchindex,
+    signedtext,
+    sitedir,
+    staging,
+    stash,
+    trusted,
+)
 from site_plugins.publishing.incremental import Incremental, date_back, template_cache
 from site_plugins.publishing.packed import Packed
 
@@ -78,9 +90,19 @@ class GlossPlugin(BasePlugin[GlossConfig]):
         self.docs_path = ""  # the real docs folder, given back to the config after the build
         self.manifest: audit.Manifest | None = None
         self.markers: dict[str, str] = {}  # src_uri of a published entry -> its <meta name="gloss-entry">
+        self.command = "build"  # as MkDocs starts it (on_startup): build, serve or gh-deploy
+        # Set by `gloss build`, which decides preview from its own flag alone and swaps and audits the folder
+        # itself; None under a plain `mkdocs build`, where the plugin does both.
+        self.forced_preview: bool | None = None
+        self.outer_swap = False
+        self.shared: pipeline.Reuse | None = None  # gloss build's: the results judged once for build and audit
+        self.target: Path | None = None  # the folder a plain `mkdocs build` swaps the finished site into
+        self.fresh: Path | None = None  # the folder it builds into meanwhile
+        self.warnings: CountHandler | None = None  # warnings of a strict build (MkDocs aborts after post_build)
 
     def on_startup(self, *, command: str, dirty: bool) -> None:
         # (Defining this event also keeps the plugin object across the rebuilds of one `mkdocs serve`.)
+        self.command = command
         self.reuse = pipeline.Reuse() if command == "serve" else None
         self.incremental = Incremental() if command == "serve" and dirty else None
 
@@ -90,10 +112,12 @@ class GlossPlugin(BasePlugin[GlossConfig]):
         self._drop_stage()
         # MkDocs keeps this object for the rest of the process (it defines on_startup): a build that follows
         # the serve session in the same process must not inherit serve's reuse, which skips the audit.
-        self.reuse, self.incremental = None, None
+        self.reuse, self.incremental, self.command = None, None, "build"
 
     @property
     def preview(self) -> bool:
+        if self.forced_preview is not None:
+            return self.forced_preview
         return bool(self.config.preview) or os.environ.get("GLOSS_PREVIEW", "") not in ("", "0")
 
     @property
@@ -112,6 +136,7 @@ class GlossPlugin(BasePlugin[GlossConfig]):
             self.docs_dir = docs.relative_to(self.root).as_posix()
         except ValueError as exc:
             raise PluginError(f"gloss: docs_dir {docs} must lie inside the project at {self.root}") from exc
+        self._guard(config)
         # Links to missing pages are reported by our own check, with their line, in drafts too (and by
         # `gloss check`); MkDocs' own line-less report of the same links is kept for the verbose log.
         config.validation.links.not_found = logging.INFO
@@ -126,11 +151,37 @@ class GlossPlugin(BasePlugin[GlossConfig]):
             config.theme.dirs.insert(1 if config.theme.custom_dir else 0, str(TEMPLATES))
         return config
 
+    def _guard(self, config: MkDocsConfig) -> None:
+        """A published build trusts only what mkdocs.yml's allowlist lets through (trusted.py); a preview
+        never writes into the published folder; and outside `mkdocs serve` the site is built beside its
+        folder and swapped in only once the audit passed (on_post_build)."""
+        if self.reuse is not None:
+            return  # mkdocs serve: a preview served from a temporary folder of its own
+        config_file = Path(config.config_file_path or "mkdocs.yml")
+        if not self.preview:
+            refused = trusted.problems(config_file, tuple(self.config.chrome))
+            if refused:
+                raise PluginError("gloss: mkdocs.yml holds what a published build does not trust:\n"
+                                  + "\n".join(f"  {p}" for p in refused))
+        if self.outer_swap:
+            return
+        self.target = Path(config.site_dir).resolve()
+        if self.preview and (why := sitedir.preview_refusal(self.target, config_file)) is not None:
+            raise PluginError(f"gloss: {why}")
+        if self.preview and self.command == "gh-deploy":
+            raise PluginError(f"gloss: {sitedir.DEPLOY_PREVIEW}")
+        self.fresh = sitedir.fresh_beside(self.target)
+        config.site_dir = str(self.fresh)
+        if config.strict:
+            self.warnings = CountHandler()
+            self.warnings.setLevel(logging.WARNING)
+            logging.getLogger("mkdocs").addHandler(self.warnings)
+
     def on_pre_build(self, /, *, config: MkDocsConfig) -> None:
         # Decide everything before MkDocs looks at a file, then point it at the staging tree: it never
         # walks the docs folder (whose links it would follow) and sees only what may be published.
         try:
-            self.checked = checked = checks.run(self.root, self.options, reuse=self.reuse)
+            self.checked = checked = checks.run(self.root, self.options, reuse=self.reuse or self.shared)
         except evidence.EvidenceError as exc:
             raise PluginError(str(exc)) from exc
         self.build = checked.build
@@ -154,12 +205,15 @@ class GlossPlugin(BasePlugin[GlossConfig]):
                 files.remove(listed)
         # What each page must show is rendered here, before the pages' Markdown is handed over, and only
         # when the audit will run (preview and serve show drafts on purpose).
-        audited = not self.preview and self.reuse is None
-        expected = signedtext.expect(build, checked.handwritten, self.config.chrome, self.docs_dir,
-                                     signedtext.renderer(config), staging.page_reader(self.root, self.docs_dir)
-                                     ) if audited else None
+        audited = not self.preview and self.reuse is None and not self.outer_swap  # (gloss build audits itself)
+        expected = signedtext.expect(
+            build, checked.handwritten, self.config.chrome, self.docs_dir, signedtext.renderer(config),
+            staging.page_reader(self.root, self.docs_dir),
+            signedtext.theme_words(staging.theme_folders(config.theme.dirs, config.theme.custom_dir)),
+        ) if audited else None
         self.manifest = staging.manifest(checked.staged, build, self.docs_dir, site_url=config.site_url or "",
-                                         asset_dirs=staging.asset_dirs(config.theme.dirs), text=expected)
+                                         asset_dirs=staging.asset_dirs(config.theme.dirs, config.theme.custom_dir),
+                                         text=expected)
         self.markers = {e.src_uri: signedtext.marker(e.path, fp) for e in build.published.entries()
                         if (fp := build.states[e.path].signed_fingerprint) and build.states[e.path].published}
         inc = self.incremental
@@ -301,11 +355,13 @@ class GlossPlugin(BasePlugin[GlossConfig]):
             self._drop_stage()
         # The last word, whatever rendered the pages: the built site holds only what may be published.
         # (Skipped in preview and serve, which show drafts on purpose.)
-        findings = [] if self.preview or self.reuse is not None or self.manifest is None else audit.audit(
-            Path(config.site_dir), self.manifest, label=_shown(Path(config.site_dir), self.root))
+        findings = [] if self.preview or self.reuse is not None or self.outer_swap or self.manifest is None \
+            else audit.audit(Path(config.site_dir), self.manifest, label=_shown(Path(config.site_dir), self.root))
         if findings:
+            self._drop_fresh()
             raise PluginError("gloss audit: the built site holds what is not published:\n"
                               + "\n".join(f"  {p}" for p in findings))
+        self._swap_in(config)
         links = sorted(set(self.draft_links))
         if links:
             log.info(f"gloss: {len(links)} link{'s' if len(links) > 1 else ''} to unpublished entries shown as "
@@ -314,6 +370,24 @@ class GlossPlugin(BasePlugin[GlossConfig]):
     def on_build_error(self, /, *, error: Exception) -> None:
         if self.reuse is None:
             self._drop_stage()
+        self._drop_fresh()
+
+    def _swap_in(self, config: MkDocsConfig) -> None:
+        # A strict build with warnings is aborted by MkDocs after this event: it never replaces the site.
+        warned = self.warnings is not None and bool(self.warnings.get_counts())
+        if self.fresh is not None and self.target is not None and not warned:
+            sitedir.swap(self.fresh, self.target)
+            config.site_dir = str(self.target)  # (what `mkdocs gh-deploy` then pushes)
+            self.fresh = None
+        self._drop_fresh()
+
+    def _drop_fresh(self) -> None:
+        if self.warnings is not None:
+            logging.getLogger("mkdocs").removeHandler(self.warnings)
+            self.warnings = None
+        if self.fresh is not None:
+            shutil.rmtree(self.fresh, ignore_errors=True)
+            self.fresh = None
 
     def _drop_stage(self) -> None:
         if self.stage_dir is not None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import textwrap
 from collections.abc import Mapping
 from pathlib import Path
@@ -46,8 +47,15 @@ def make_site(root: Path, files: Mapping[str, str], *, theme: str = "mkdocs",
     return root
 
 
-def build_site(root: Path, *, strict: bool = True, site_dir: str = "site") -> Path:
-    """Run a real ``mkdocs build`` (raises mkdocs.exceptions.Abort when strict and warned)."""
+def build_site(root: Path, *, strict: bool = True, site_dir: str | None = None) -> Path:
+    """Run a real ``mkdocs build`` (raises mkdocs.exceptions.Abort when strict and warned). A preview (the
+    gloss plugin's ``preview: true`` or GLOSS_PREVIEW) goes to ``site-preview`` unless told otherwise: the
+    plugin never writes drafts into the published folder (so ``site_dir`` gets "-preview" appended)."""
+    text = (root / "mkdocs.yml").read_text(encoding="utf-8")
+    shown = "preview: true" in text or os.environ.get("GLOSS_PREVIEW", "") not in ("", "0")
+    site_dir = site_dir or "site"
+    if shown and "preview" not in site_dir:
+        site_dir += "-preview"
     cfg = load_config(str(root / "mkdocs.yml"), strict=strict, site_dir=str(root / site_dir))
     build(cfg)
     return root / site_dir

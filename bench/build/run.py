@@ -44,6 +44,9 @@ sys.path.insert(0, str(HERE))
 
 KB = 1000
 
+# The synthetic entries are unsigned and render only in preview, which goes only to a folder named as one.
+SITE = "site-preview"
+
 
 @dataclass(frozen=True)
 class Figures:
@@ -80,7 +83,7 @@ def _build_here(root: Path) -> None:
     warned = Warnings()
     logging.getLogger("mkdocs").addHandler(warned)
     logging.getLogger("mkdocs").setLevel(logging.WARNING)
-    cfg = load_config(str(root / "mkdocs.yml"), site_dir=str(root / "site"))
+    cfg = load_config(str(root / "mkdocs.yml"), site_dir=str(root / SITE))
     t, c = time.perf_counter(), time.process_time()
     build(cfg)
     seconds, cpu = time.perf_counter() - t, time.process_time() - c
@@ -89,7 +92,7 @@ def _build_here(root: Path) -> None:
 
 
 def build(root: Path, terms: int, kind: str) -> Figures:
-    shutil.rmtree(root / "site", ignore_errors=True)
+    shutil.rmtree(root / SITE, ignore_errors=True)
     before, t = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter()
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", **({"GLOSS_TEMPLATE_CACHE": "0"} if kind == "cold" else {})}
     out = subprocess.run([sys.executable, __file__, "--build-one", str(root)], check=True, capture_output=True,
@@ -99,7 +102,7 @@ def build(root: Path, terms: int, kind: str) -> Figures:
     child = json.loads(out.stdout.strip().splitlines()[-1])
     if child["warnings"]:  # e.g. an embed that did not resolve: the figures would not be comparable
         raise SystemExit(f"{kind} build at {terms} terms warned:\n  " + "\n  ".join(child["warnings"][:5]))
-    site = root / "site"
+    site = root / SITE
     sizes = [p.stat().st_size for p in sorted((site / "terms").glob("term-*/index.html"))]
     if len(sizes) != terms:
         raise SystemExit(f"{kind} build at {terms} terms produced {len(sizes)} term pages")

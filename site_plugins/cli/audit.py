@@ -15,15 +15,25 @@ from pathlib import Path
 
 from site_plugins.cli.common import parse
 from site_plugins.links import evidence
-from site_plugins.publishing import audit, checks, signedtext, staging
+from site_plugins.publishing import audit, checks, pipeline, signedtext, staging, trusted
 
 
 def manifest(config_file: Path) -> audit.Manifest:
-    """What a published site of this project may hold. Raises MkDocsException on an unusable config and
-    EvidenceError on an unusable link evidence file."""
+    return expectation(config_file)[0]
+
+
+def expectation(config_file: Path, reuse: pipeline.Reuse | None = None) -> tuple[audit.Manifest, pipeline.Build]:
+    """What a published site of this project may hold, decided from the project alone (content,
+    signoff.yaml, results, the trusted parts of mkdocs.yml; no plugin event runs). Raises MkDocsException
+    on an unusable or untrusted config and EvidenceError on an unusable link evidence file. ``reuse``: the
+    results as the build just judged them (:class:`pipeline.Reuse`; checked again against the files' times)."""
     from mkdocs.config import load_config
     from mkdocs.exceptions import ConfigurationError
 
+    refused = trusted.problems(config_file)
+    if refused:
+        raise ConfigurationError("mkdocs.yml holds what a published build does not trust:\n"
+                                 + "\n".join(f"  {p}" for p in refused))
     cfg = load_config(str(config_file))
     plugin = cfg.plugins.get("gloss")
     if plugin is None:
@@ -32,11 +42,13 @@ def manifest(config_file: Path) -> audit.Manifest:
     opts = plugin.options
     opts = dataclasses.replace(opts, docs_dir=Path(cfg.docs_dir).resolve().relative_to(root).as_posix(),
                                preview=False)  # a published site never shows drafts
-    checked = checks.run(root, opts)
+    checked = checks.run(root, opts, reuse=reuse)
     text = signedtext.expect(checked.build, checked.handwritten, opts.chrome, opts.docs_dir,
-                             signedtext.renderer(cfg), staging.page_reader(root, opts.docs_dir))
+                             signedtext.renderer(cfg), staging.page_reader(root, opts.docs_dir),
+                             signedtext.theme_words(staging.theme_folders(cfg.theme.dirs, cfg.theme.custom_dir)))
     return staging.manifest(checked.staged, checked.build, opts.docs_dir, site_url=cfg.site_url or "",
-                            asset_dirs=staging.asset_dirs(cfg.theme.dirs), text=text)
+                            asset_dirs=staging.asset_dirs(cfg.theme.dirs, cfg.theme.custom_dir),
+                            text=text), checked.build
 
 
 def main(argv: list[str]) -> int:

@@ -1,46 +1,83 @@
 """``gloss build``: a whole-or-nothing MkDocs build (``make site`` and ``make preview`` call it).
 
 MkDocs writes into its site folder as it goes and leaves whatever it wrote when a strict build aborts.
-Here the site is built into a fresh sibling folder and moved into place only when the build succeeded,
-so a failed build leaves the last good site exactly as it was. The last line says what was published::
+Here the site is built into a fresh sibling folder and moved into place only when the build succeeded
+and, for a published build, the final audit (its expectation computed from the project, after every
+plugin ran) found nothing, so a failed build leaves the last good site exactly as it was. What kind of
+build it is comes from ``--preview`` alone, never from ``GLOSS_PREVIEW`` or the plugin's ``preview:``
+option: ``gloss build -d site`` is always a published build, and a preview goes only to a folder named as
+one. The last line says what the folder holds::
 
     published 3 of 17 entries; 14 await sign-off: gloss status
 
 (a preview: ``preview of all 17 entries; 14 of them unsigned drafts: gloss status``), after a line per
 published entry changed since sign-off, whose signed version the site keeps showing.
 
-Exit codes: 0 built and in place; 1 the build failed (content problems in a strict build, or a
-structural problem), the old site kept; 2 usage or environment error (no mkdocs.yml).
+Exit codes: 0 built and in place; 1 the build failed or was refused (content problems in a strict build,
+an untrusted mkdocs.yml, audit findings, a structural problem), the old site kept; 2 usage or environment
+error (no mkdocs.yml, a preview aimed at the published folder).
 """
 
 from __future__ import annotations
 
 import argparse
 import logging
-import os
 import shutil
 import sys
-import tempfile
 from pathlib import Path
 
 from mkdocs.commands.build import build
 from mkdocs.config import load_config
 from mkdocs.exceptions import MkDocsException
 
-from site_plugins.publishing import pipeline, render
+from site_plugins.cli.audit import expectation
+from site_plugins.publishing import audit, pipeline, sitedir, trusted
+
+NOT_RUN = "the gloss plugin did not run, so nothing decided what may be published"
 
 
-def summary(built: pipeline.Build | None) -> str:
-    """One line: how many entries were published and how many wait for sign-off; for a preview (which
-    shows every entry, drafts included), how many it shows and how many of them are drafts."""
-    if built is None:
-        return "published 0 entries"
-    t = render.tally(built.states)  # the same count the home page states
-    if built.preview:
-        drafts = f"; {t.waiting} of them unsigned drafts: gloss status" if t.waiting else ", all of them signed"
-        return f"preview of all {t.total} entries{drafts}"
-    tail = f"; {t.waiting} await sign-off: gloss status" if t.waiting else ""
-    return f"published {t.published} of {t.total} entries{tail}"
+def build_site(config_file: Path, site_dir: Path, *, strict: bool, preview: bool = False,
+               ) -> tuple[bool, pipeline.Build | None, str]:
+    """Build into a temporary folder next to ``site_dir`` and move it into place only on success (a
+    published build: only once the audit of the finished folder found nothing).
+    Returns (ok, the gloss build's data or None, why it failed)."""
+    site_dir = site_dir.resolve()
+    if not preview and (refused := trusted.problems(config_file)):
+        return False, None, "mkdocs.yml holds what a published build does not trust:\n" + "\n".join(
+            f"  {p}" for p in refused)
+    fresh = sitedir.fresh_beside(site_dir)
+    try:
+        cfg = load_config(str(config_file), strict=strict, site_dir=str(fresh))
+        plugin = cfg.plugins.get("gloss")
+        if plugin is None or not hasattr(plugin, "forced_preview"):
+            shutil.rmtree(fresh, ignore_errors=True)
+            return False, None, str(trusted.gloss_problem(config_file.name, 1))
+        # (MkDocs keeps a plugin object that defines on_startup for the rest of the process: reset after.)
+        # The result files are read and judged once, for the build and for the audit's expectation alike (the
+        # allowlist above leaves no other plugin that could reach them in between).
+        shared = pipeline.Reuse()
+        plugin.forced_preview, plugin.outer_swap, plugin.shared = preview, True, shared
+        try:
+            build(cfg)
+        finally:
+            plugin.forced_preview, plugin.outer_swap, plugin.shared = None, False, None
+        built = getattr(plugin, "build", None)
+        if not isinstance(built, pipeline.Build):
+            raise MkDocsException(NOT_RUN)
+        if not preview:  # after every plugin and hook: the folder as it would be published
+            manifest, _ = expectation(config_file, shared)
+            findings = audit.audit(fresh, manifest, label=_shown(site_dir, config_file))
+            if findings:
+                raise MkDocsException("gloss audit: the built site holds what is not published:\n"
+                                      + "\n".join(f"  {p}" for p in findings))
+    except (MkDocsException, OSError) as exc:  # Abort, PluginError, ConfigurationError, ...
+        shutil.rmtree(fresh, ignore_errors=True)
+        return False, None, str(exc) or type(exc).__name__
+    except BaseException:
+        shutil.rmtree(fresh, ignore_errors=True)
+        raise
+    sitedir.swap(fresh, site_dir)
+    return True, built, ""
 
 
 def changed_lines(built: pipeline.Build | None) -> list[str]:
@@ -53,34 +90,11 @@ def changed_lines(built: pipeline.Build | None) -> list[str]:
             for path, st in sorted(built.states.items()) if st.state == "changed" and st.published]
 
 
-def _swap_into_place(fresh: Path, site: Path) -> None:
-    """Replace ``site`` with ``fresh``: two renames on one file system, the old copy removed after."""
-    old = site.with_name(f".{site.name}.old-{os.getpid()}")
-    if site.exists():
-        site.rename(old)
-    fresh.rename(site)
-    shutil.rmtree(old, ignore_errors=True)
-
-
-def build_site(config_file: Path, site_dir: Path, *, strict: bool) -> tuple[bool, pipeline.Build | None, str]:
-    """Build into a temporary folder next to ``site_dir`` and move it into place only on success.
-    Returns (ok, the gloss build's data or None, why it failed)."""
-    site_dir = site_dir.resolve()
-    site_dir.parent.mkdir(parents=True, exist_ok=True)
-    fresh = Path(tempfile.mkdtemp(prefix=f".{site_dir.name}.building-", dir=site_dir.parent))
+def _shown(site: Path, config_file: Path) -> str:
     try:
-        cfg = load_config(str(config_file), strict=strict, site_dir=str(fresh))
-        build(cfg)
-    except (MkDocsException, OSError) as exc:  # Abort, PluginError, ConfigurationError, ...
-        shutil.rmtree(fresh, ignore_errors=True)
-        return False, None, str(exc) or type(exc).__name__
-    except BaseException:
-        shutil.rmtree(fresh, ignore_errors=True)
-        raise
-    plugin = cfg.plugins.get("gloss")
-    built = getattr(plugin, "build", None)
-    _swap_into_place(fresh, site_dir)
-    return True, built if isinstance(built, pipeline.Build) else None, ""
+        return site.relative_to(config_file.resolve().parent).as_posix()
+    except ValueError:
+        return site.as_posix()
 
 
 def main(argv: list[str]) -> int:
@@ -89,9 +103,14 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--site-dir", "-d", type=Path, default=Path("site"), help="where the site goes")
     parser.add_argument("--no-strict", dest="strict", action="store_false",
                         help="publish despite content problems (as `make preview` does); structural ones still fail")
+    parser.add_argument("--preview", action="store_true",
+                        help="show drafts with a banner (make preview); only into a folder named as a preview")
     args = parser.parse_args(argv)
     if not args.config_file.is_file():
         print(f"gloss build: no MkDocs config at {args.config_file}", file=sys.stderr)
+        return 2
+    if args.preview and (why := sitedir.preview_refusal(args.site_dir, args.config_file)) is not None:
+        print(f"gloss build: {why}", file=sys.stderr)
         return 2
     handler = logging.StreamHandler(sys.stderr)
     handler.setLevel(logging.WARNING)
@@ -99,7 +118,7 @@ def main(argv: list[str]) -> int:
     logger = logging.getLogger("mkdocs")
     logger.addHandler(handler)
     try:
-        ok, built, why = build_site(args.config_file, args.site_dir, strict=args.strict)
+        ok, built, why = build_site(args.config_file, args.site_dir, strict=args.strict, preview=args.preview)
     finally:
         logger.removeHandler(handler)
     if not ok:
@@ -108,5 +127,5 @@ def main(argv: list[str]) -> int:
         return 1
     for line in changed_lines(built):
         print(line)
-    print(summary(built))
+    print(sitedir.summary(args.site_dir, built, preview=args.preview))
     return 0

@@ -31,11 +31,11 @@ import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
-from pathlib import Path, PurePosixPath
-from urllib.parse import unquote, urlsplit
+from pathlib import Path
 
 from site_plugins.files.messages import Problem
 from site_plugins.publishing import signedtext
+from site_plugins.publishing.urlkeys import key, target_key
 
 REMEDY = ("publish only what `gloss build` stages: sign the entry, or declare the file under the gloss plugin's "
           "'chrome:' option in mkdocs.yml")
@@ -49,6 +49,8 @@ _URL_ATTRS = frozenset({"href", "src", "data", "srcset", "action", "formaction",
 _CSS_URL = re.compile(r"url\(\s*([\"']?)(.*?)\1\s*\)", re.IGNORECASE | re.DOTALL)
 _REFRESH = re.compile(r"url\s*=\s*['\"]?([^'\"]+)", re.IGNORECASE)
 _LOC = re.compile(r"<loc>\s*(.*?)\s*</loc>", re.IGNORECASE | re.DOTALL)
+_LASTMOD = re.compile(r"<lastmod>(.*?)</lastmod>", re.IGNORECASE | re.DOTALL)
+_DATE = re.compile(r"\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2}))?")
 
 
 @dataclass(frozen=True)
@@ -80,62 +82,6 @@ def page_files(uri: str) -> tuple[str, ...]:
     if stem == "index" or stem.endswith("/index"):
         return (f"{stem}.html",)
     return (f"{stem}/index.html", f"{stem}.html")
-
-
-def key(path: str) -> str:
-    """One spelling of a site path: percent-decoded, case-folded, dot segments resolved, without a
-    trailing slash, ``index.html``/``index.md`` or a ``.md``/``.html`` suffix."""
-    for _ in range(4):  # %252e: a server or a second decoder may decode twice
-        decoded = unquote(path)
-        if decoded == path:
-            break
-        path = decoded
-    parts: list[str] = []
-    for part in path.replace("\\", "/").casefold().split("/"):
-        if part in ("", "."):
-            continue
-        if part == "..":
-            if parts:
-                parts.pop()
-            continue
-        parts.append(part)
-    if parts and parts[-1] in ("index.html", "index.htm", "index.md"):
-        parts.pop()
-    if parts:
-        for suffix in (".md", ".html", ".htm"):
-            if parts[-1].endswith(suffix) and len(parts[-1]) > len(suffix):
-                parts[-1] = parts[-1][: -len(suffix)]
-                break
-    return "/".join(parts)
-
-
-def target_key(value: str, page: str, site_url: str, base: str | None = None) -> str | None:
-    """The key of the site path a URL in ``page`` (a site path) names, or None for another site."""
-    v = re.sub(r"[\t\n\r]", "", html.unescape(value)).strip().replace("\\", "/")  # as a browser reads it
-    if not v or v.startswith("#"):
-        return None
-    site = urlsplit(site_url) if site_url else None
-    scheme = re.match(r"^([a-zA-Z][a-zA-Z0-9+.-]*):", v)
-    if scheme or v.startswith("//"):
-        if scheme and scheme.group(1).lower() not in ("http", "https"):
-            return None
-        url = urlsplit(v if scheme else f"https:{v}")
-        if site is None or (url.hostname or "").casefold() != (site.hostname or "").casefold():
-            return None
-        return _under_site(url.path, site.path)
-    v = re.split(r"[?#]", v, maxsplit=1)[0]
-    if v.startswith("/"):
-        return _under_site(v, site.path if site else "")
-    if base is not None:
-        resolved = target_key(base, page, site_url)
-        folder = resolved if base.endswith("/") or resolved is None else str(PurePosixPath(resolved).parent)
-        return key(f"{folder or ''}/{v}")
-    return key(f"{PurePosixPath(page).parent.as_posix()}/{v}")
-
-
-def _under_site(path: str, prefix: str) -> str:
-    p, pre = key(path), key(prefix)
-    return p[len(pre):].lstrip("/") if pre and (p == pre or p.startswith(pre + "/")) else p
 
 
 class _Links(HTMLParser):
@@ -223,7 +169,8 @@ def audit(site: Path, manifest: Manifest, label: str | None = None) -> list[Prob
             markup = decode(path.read_bytes())
             out += link_problems(where, rel, markup, manifest)
             if manifest.text is not None:
-                out += signedtext.page_problems(where, manifest.page_uris.get(rel), markup, manifest.text)
+                out += signedtext.page_problems(where, manifest.page_uris.get(rel), markup, manifest.text,
+                                                theme_page=rel in THEME_PAGES)
         elif rel in SEARCH_INDEXES:
             out += _search_problems(where, path, manifest)
         elif rel in SITEMAPS:
@@ -290,7 +237,28 @@ def _search_problems(where: str, path: Path, manifest: Manifest) -> list[Problem
             title = record.get("title")
             out += signedtext.record_problems(where, i, title if isinstance(title, str) else "",
                                               text if isinstance(text, str) else "", manifest.text)
+            # every other field, at any depth (tags, boosts, a field another engine or a plugin adds)
+            others = [v for k, v in record.items() if k not in ("title", "text")] if isinstance(record, dict) else []
+            out += [p for value in _strings(others) for p in signedtext.record_problems(where, i, "", value,
+                                                                                          manifest.text)]
+    if manifest.text is not None and isinstance(data, dict):  # the index's own fields (its configuration)
+        rest = [v for k, v in data.items() if k not in ("docs", "items")]
+        out += [p for value in _strings(rest) for p in signedtext.record_problems(where, 1, "", value,
+                                                                                    manifest.text)]
     return out
+
+
+def _strings(value: object) -> Iterator[str]:
+    """Every string in a JSON value, keys included, at any depth (iteratively: a deep index is no recursion)."""
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, str):
+            yield v
+        elif isinstance(v, dict):
+            stack += [*v.keys(), *v.values()]
+        elif isinstance(v, list):
+            stack += v
 
 
 def _what(k: str, manifest: Manifest) -> str:
@@ -316,4 +284,10 @@ def _sitemap_problems(where: str, path: Path, manifest: Manifest) -> list[Proble
         if k is not None and k not in manifest.page_keys:
             line = text.count("\n", 0, m.start()) + 1
             out.append(Problem(where, line, f"sitemap URL '{url}' {_what(k, manifest)}", REMEDY))
+    for m in _LASTMOD.finditer(text):
+        if not _DATE.fullmatch(html.unescape(m.group(1)).strip()):
+            out.append(Problem(where, text.count("\n", 0, m.start()) + 1,
+                               f"sitemap lastmod '{signedtext.snippet(m.group(1).strip())}' is not a date", REMEDY))
+    if manifest.text is not None:  # every part: comments, lastmod, any element or attribute a tool reads
+        out += signedtext.page_problems(where, None, text, manifest.text)
     return out

@@ -9,6 +9,13 @@ characters that are not letters, digits or ``_`` one space. Scripts, styles, tem
 attribute values are not shown text, but are kept as "hidden" segments, so that a search for a phrase
 finds it there too.
 
+Besides the blocks, a page is read as *streams* of words, where a phrase is looked for whatever the
+elements around its words: the text a browser shows (inline elements join, block elements and line breaks
+separate, and what an element hides by its ``hidden`` or ``aria-hidden`` attribute, an inline style or a
+class the page's own ``<style>`` hides is left out, so words split by hidden elements read as shown), all
+the text a crawler reads (the same with hidden elements, scripts, styles, templates at any depth,
+comments, CDATA sections and declarations in place), and each attribute value on its own.
+
 Pure over strings; :mod:`site_plugins.publishing.signedtext` uses it on built pages and on what the build renders.
 """
 
@@ -20,6 +27,7 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
+from urllib.parse import unquote
 
 _WORD = re.compile(r"\w+")
 # Elements that start a new run of text: a reader sees their contents as a separate block.
@@ -31,20 +39,48 @@ BLOCKS = frozenset({
     "svg", "text", "desc", "img",
 })
 SKIP = frozenset({"script", "style", "template"})
+VOID = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param", "source",
+                  "track", "wbr"})
+_HIDING_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*(hidden|collapse)|font-size\s*:\s*0(?![.\d]*[1-9])"
+                           r"|opacity\s*:\s*0(?![.\d]*[1-9])|content-visibility\s*:\s*hidden",
+                           re.IGNORECASE)
+_CSS_RULE = re.compile(r"([^{}]+)\{([^{}]*)\}")
+_CLASS = re.compile(r"\.(-?[_a-zA-Z][\w-]*)")
 SHOWN_ATTRS = ("title", "alt", "aria-label", "placeholder")
 _META_SHOWN = re.compile(r"^(description|og:.*|twitter:.*)$", re.IGNORECASE)
 
 
-# Format characters (zero-width space and joiners, soft hyphen, direction marks, BOM) are invisible: a
-# word with one inside reads as the same word.
+# Every default-ignorable code point (zero-width space and joiners, soft hyphen, direction marks, BOM,
+# combining grapheme joiner U+034F, variation selectors, Hangul fillers...) and every other format character
+# draws nothing: a word with one inside reads as the same word.
+# Unicode's Default_Ignorable_Code_Point ranges (DerivedCoreProperties.txt; stable since Unicode 5.2 but for
+# additions inside these blocks' reserved code points, which the ranges already cover).
+DEFAULT_IGNORABLE = ((0x00AD, 0x00AD), (0x034F, 0x034F), (0x061C, 0x061C), (0x115F, 0x1160), (0x17B4, 0x17B5),
+                     (0x180B, 0x180F), (0x200B, 0x200F), (0x202A, 0x202E), (0x2060, 0x206F), (0x3164, 0x3164),
+                     (0xFE00, 0xFE0F), (0xFEFF, 0xFEFF), (0xFFA0, 0xFFA0), (0xFFF0, 0xFFF8), (0x1BCA0, 0x1BCA3),
+                     (0x1D173, 0x1D17A), (0xE0000, 0xE0FFF),
+                     (0x13430, 0x1343F))  # (the last: format controls newer than some Pythons' tables)
+
+
 @functools.cache
 def _invisible() -> dict[int, None]:
-    return {c: None for c in range(0x110000) if unicodedata.category(chr(c)) == "Cf"}  # (0.1 s, once)
+    table: dict[int, None] = {c: None for lo, hi in DEFAULT_IGNORABLE for c in range(lo, hi + 1)}
+    table.update({c: None for c in range(0x110000) if unicodedata.category(chr(c)) == "Cf"})  # (0.1 s, once)
+    return table
+
+
+def fold(text: str) -> str:
+    """``text`` without invisible code points, NFKC, case folded (NFKC may yield an ignorable: dropped too)."""
+    return unicodedata.normalize("NFKC", text.translate(_invisible())).casefold().translate(_invisible())
 
 
 def normalise(text: str) -> str:
-    """``text`` as compared: without format characters, NFKC, case folded, words separated by one space."""
-    return " ".join(_WORD.findall(unicodedata.normalize("NFKC", text.translate(_invisible())).casefold()))
+    """``text`` as compared: :func:`fold`, words separated by one space."""
+    return " ".join(_WORD.findall(fold(text)))
+
+
+def words(text: str) -> list[str]:
+    return _WORD.findall(fold(text))
 
 
 @dataclass(frozen=True)
@@ -57,12 +93,41 @@ class Segment:
     main: bool = False  # inside the page's main content (see MAIN)
 
 
+class Stream:
+    """Text as read in one order (see the module's docstring): pieces joined as written, so a word split by
+    inline markup is one word, with the line each piece starts on."""
+
+    def __init__(self) -> None:
+        self.pieces: list[str] = []
+        self.lines: list[int] = []
+
+    def add(self, text: str, line: int) -> None:
+        if text:
+            self.pieces.append(text)
+            self.lines.append(line)
+
+    def words(self) -> list[tuple[str, int]]:
+        """(normalised word, line) of each word."""
+        folded = [fold(p) for p in self.pieces]
+        text = "".join(folded)
+        starts, at = [], 0
+        for f in folded:
+            starts.append(at)
+            at += len(f)
+        out = []
+        for m in _WORD.finditer(text):
+            i = max(0, bisect.bisect_right(starts, m.start()) - 1)
+            out.append((m.group(), self.lines[i] if self.lines else 1))
+        return out
+
+
 @dataclass
 class Text:
     """A page's segments, and the whole as one string for searching (segments joined by one space)."""
 
     segments: list[Segment]
     has_main: bool = False  # whether the page marks its main content (see MAIN)
+    streams: list[list[tuple[str, int]]] = field(default_factory=list)  # (word, line) per stream
     joined: str = field(init=False)
     _starts: list[int] = field(init=False)
 
@@ -93,10 +158,14 @@ class _Reader(HTMLParser):
         self._line = 1
         self._skip = 0
         self._pre = 0
-        self._hidden: list[str] = []
         # Each open main content element (a page may mark several): [its tag, how many of that tag are open]
         self._mains: list[tuple[str, int]] = []
         self.has_main = False
+        self.shown, self.crawled = Stream(), Stream()
+        self.attrs: list[Stream] = []
+        self._hides: list[tuple[str, int]] = []  # open elements that hide their content, as _mains
+        self._hiding_classes: set[str] = set()
+        self._skipped: list[list[str]] = []  # the text of each open script, style or template
 
     def _flush(self) -> None:
         text = normalise("".join(self._buf))
@@ -111,59 +180,110 @@ class _Reader(HTMLParser):
         self._open(tag, attrs, closed=True)
 
     def _open(self, tag: str, attrs: list[tuple[str, str | None]], *, closed: bool) -> None:
+        line = self.getpos()[0]
+        values = {k.lower(): v or "" for k, v in attrs}
+        for v in values.values():
+            for form in (v, unquote(v)) if "%" in v else (v,):  # (a URL's words percent-encoded: data:, queries)
+                if form.strip():
+                    self.attrs.append(Stream())
+                    self.attrs[-1].add(form, line)
         if tag in SKIP:
-            self._skip += 0 if closed else 1
-            self._hidden = []
+            if not closed:
+                self._skip += 1
+                self._skipped.append([])
+            self.crawled.add(" ", line)
             return
         if self._skip:
             return
         if tag in BLOCKS:
             self._flush()
-        elif tag in ("br", "wbr"):
-            self._buf.append(" " if tag == "br" else "")
+            self._gap(line)
+        elif tag == "br":
+            self._buf.append(" ")
+            self._gap(line)
         if tag == "pre" and not closed:
             self._pre += 1
-        line = self.getpos()[0]
-        values = {k.lower(): v or "" for k, v in attrs}
-        if not closed:
+        if not closed and tag not in VOID:
             self._mains = [(t, n + (t == tag)) for t, n in self._mains]
+            self._hides = [(t, n + (t == tag)) for t, n in self._hides]
             if is_main(tag, values):
                 self._mains.append((tag, 1))
                 self.has_main = True
+            if self._hides_content(values):
+                self._hides.append((tag, 1))
         shown = [a for a in SHOWN_ATTRS if values.get(a)]
         if tag == "meta" and _META_SHOWN.match(values.get("name") or values.get("property") or ""):
             shown.append("content")
         self.segments += [Segment(line, t, "attr" if name in shown else "hidden")
                           for name, v in values.items() if (t := normalise(v))]
 
+    def _hides_content(self, values: dict[str, str]) -> bool:
+        return ("hidden" in values or values.get("aria-hidden", "").strip().lower() == "true"
+                or _HIDING_STYLE.search(values.get("style", "")) is not None
+                or bool(self._hiding_classes & set(values.get("class", "").split())))
+
+    def _gap(self, line: int) -> None:
+        self.shown.add(" ", line)
+        self.crawled.add(" ", line)
+
     def handle_endtag(self, tag: str) -> None:
+        line = self.getpos()[0]
         if tag in SKIP:
-            self._skip = max(0, self._skip - 1)
-            text = normalise("".join(self._hidden))
-            if text:
-                self.segments.append(Segment(self.getpos()[0], text, "hidden"))
-            self._hidden = []
+            if self._skip and self._skipped:
+                self._skip -= 1
+                inner = "".join(self._skipped.pop())
+                text = normalise(inner)
+                if text:
+                    self.segments.append(Segment(line, text, "hidden"))
+                if tag == "style":  # classes this page's own stylesheet hides
+                    for selectors, body in _CSS_RULE.findall(inner):
+                        if _HIDING_STYLE.search(body):
+                            self._hiding_classes |= set(_CLASS.findall(selectors))
+            self.crawled.add(" ", line)
             return
         if self._skip:
             return
         if tag in BLOCKS:
             self._flush()
+            self._gap(line)
         if tag == "pre":
             self._pre = max(0, self._pre - 1)
         self._mains = [(t, left) for t, n in self._mains if (left := n - (t == tag)) > 0]
+        self._hides = [(t, left) for t, n in self._hides if (left := n - (t == tag)) > 0]
 
     def handle_comment(self, data: str) -> None:
+        self._aside(data)
+
+    def unknown_decl(self, data: str) -> None:  # <![CDATA[...]]> and the like: text a crawler reads
+        self._aside(data[6:] if data.startswith("CDATA[") else data)
+
+    def handle_decl(self, decl: str) -> None:
+        self._aside(decl)
+
+    def handle_pi(self, data: str) -> None:
+        self._aside(data)
+
+    def _aside(self, data: str) -> None:
+        line = self.getpos()[0]
+        if self._skip and self._skipped:
+            self._skipped[-1].append(f" {data} ")
         text = normalise(data)
         if text:
-            self.segments.append(Segment(self.getpos()[0], text, "hidden"))
+            self.segments.append(Segment(line, text, "hidden"))
+        self.crawled.add(f" {data} ", line)
 
     def handle_data(self, data: str) -> None:
+        line = self.getpos()[0]
+        self.crawled.add(data, line)
         if self._skip:
-            self._hidden.append(data)
+            if self._skipped:
+                self._skipped[-1].append(data)
             return
+        if not self._hides:
+            self.shown.add(data, line)
         if not "".join(self._buf).strip() and data.strip():  # the line where the text itself starts
             lead = data[: len(data) - len(data.lstrip())]
-            self._line = self.getpos()[0] + lead.count("\n")
+            self._line = line + lead.count("\n")
         self._buf.append(data)
 
     def close(self) -> None:
@@ -183,4 +303,5 @@ def read(markup: str) -> Text:
     reader = _Reader()
     reader.feed(markup)
     reader.close()
-    return Text(reader.segments, reader.has_main)
+    streams = [reader.shown.words(), reader.crawled.words(), *(a.words() for a in reader.attrs)]
+    return Text(reader.segments, reader.has_main, [w for w in streams if len(w) >= 3])

@@ -15,7 +15,7 @@ from html import escape
 from pathlib import PurePosixPath
 
 from site_plugins.content import Content, Entry, Excerpt, LessonMeta, TermMeta, md_links, normalise
-from site_plugins.publishing import audit
+from site_plugins.publishing import urlkeys
 from site_plugins.publishing.publish import EntryState
 
 PENDING_SENTENCE = "This entry stays a draft until a named author and a different named reviewer sign it."
@@ -325,7 +325,7 @@ def hidden_targets(hidden: Iterable[str]) -> dict[str, str]:
     out: dict[str, str] = {}
     for uri in hidden:
         stem = uri[:-3] if uri.endswith(".md") else uri
-        for form in (uri, stem, f"{stem}/", f"{stem}/index.html", f"{stem}.html", audit.key(uri) or uri):
+        for form in (uri, stem, f"{stem}/", f"{stem}/index.html", f"{stem}.html", urlkeys.key(uri) or uri):
             out[form] = uri
     return out
 
@@ -348,7 +348,7 @@ def unlink_hidden_html(html: str, page_src_uri: str, page_url: str,
             return m.group(0)
         candidates = [href.lstrip("/")] if href.startswith("/") else [normalise(b / href) for b in bases]
         # Any other spelling (letter case, percent-encoding, dot segments): the final audit's key.
-        key = audit.target_key(m.group("href"), page_file, "")
+        key = urlkeys.target_key(m.group("href"), page_file, "")
         candidates += [key] if key else []
         for c in candidates:
             hit = targets.get(c)

@@ -17,12 +17,13 @@ published entries only, each chrome page from its source. Then, for a built site
   class="md-content__inner">``, which the page must have) may hold no other block (but the title a
   theme shows for a page without a heading): a paragraph or list item added to a signed page, or a
   draft listed on the A–Z, is caught whatever its words;
-- no page and no search record may hold a phrase (of three words or more) of an entry that is not
-  published, or of the unsigned change to one that is (its title, its definition or summary, each
-  paragraph, list item, heading or cell of its body), in its text, an attribute, a script, a style or a
-  comment, unless that phrase is also in what the build renders for some page (then it is published text
-  anyway); a shorter title is looked for as a block of its own (a navigation item, a list item, a
-  heading), as listings show titles.
+- no page, search record field or sitemap part may hold any run of three consecutive words (MIN_WORDS) of
+  a block of an entry that is not published, or of the unsigned change to one that is (its title, its
+  definition or summary, each paragraph, list item, heading or cell of its body), in any stream
+  :mod:`~site_plugins.publishing.pagetext` reads (the text shown across hidden elements, all the text a
+  crawler reads, each attribute), unless some page of the build shows that run itself or the installed
+  theme's templates hold it (then it is no entry's); a shorter title is looked for as a block of its own
+  (a navigation item, a list item, a heading), as listings show titles.
 
 What it does not prove: that a page shows nothing else outside its main content (a theme's words and
 navigation pass there unless they quote an unpublished entry); that markup which is not well formed
@@ -38,14 +39,14 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
 from site_plugins.files import mdnesting
 from site_plugins.files.messages import Problem
-from site_plugins.publishing import pagetext
+from site_plugins.publishing import pagetext, render
 
 if TYPE_CHECKING:
     from site_plugins.publishing.pipeline import Build
@@ -71,8 +72,10 @@ class PageExpectation:
 @dataclass(frozen=True)
 class Expected:
     pages: Mapping[str, PageExpectation] = field(default_factory=dict)  # docs uri -> expectation
-    forbidden: tuple[tuple[str, str], ...] = ()  # (normalised phrase, where it comes from)
+    # each run of MIN_WORDS words of an unpublished block that no published page shows -> where it comes from
+    forbidden: Mapping[tuple[str, ...], str] = field(default_factory=dict)
     titles: tuple[tuple[str, str], ...] = ()  # (normalised title of one or two words, where it comes from)
+    theme: str = ""  # the installed theme's template words, a line per template ("" when not known)
 
 
 def renderer(config: Any) -> Render:
@@ -89,16 +92,33 @@ def renderer(config: Any) -> Render:
     return convert
 
 
+def theme_words(dirs: Iterable[Path]) -> list[list[str]]:
+    """The words of every template of the installed theme (its labels, such as "On this page", in every
+    language it ships), each file as one run: the theme's own words are no entry's, whatever an entry says."""
+    out = []
+    for folder in dirs:
+        for path in sorted(folder.rglob("*.html")) if folder.is_dir() else ():
+            try:
+                out.append(pagetext.words(path.read_text(encoding="utf-8", errors="replace")))
+            except OSError:
+                continue
+    return out
+
+
 def expect(build: Build, handwritten: Mapping[str, str], chrome: Iterable[str], docs_dir: str,
-           render_md: Render, read: Callable[[str], str | None] = lambda uri: None) -> Expected:
+           render_md: Render, read: Callable[[str], str | None] = lambda uri: None,
+           theme: Iterable[list[str]] = ()) -> Expected:
     """What each page of a ``gloss build`` of this decision shows, and the phrases no page may show.
     ``handwritten``: each chrome page's Markdown as the build hands it over (checks.Checked.handwritten);
     ``read(uri)``: the text of a page under the docs folder that is no entry and no chrome, or of an entry
-    that does not parse (their words are not published either)."""
-    from site_plugins.publishing import render  # (render imports the audit, which imports this module)
-
+    that does not parse (their words are not published either); ``theme``: :func:`theme_words`."""
     pages: dict[str, PageExpectation] = {}
     seen: list[str] = []  # every segment some page shows, attributes included: published text
+    allowed: set[tuple[str, ...]] = set()  # every run of MIN_WORDS words some page shows, across its elements
+    theme_lines = []
+    for words in theme:
+        allowed.update(_runs(words))
+        theme_lines.append(" ".join(words))
     published = {e.src_uri: e for e in build.published.entries() if build.states[e.path].published}
     sources = dict(build.pages)
     for uri in chrome:
@@ -110,6 +130,8 @@ def expect(build: Build, handwritten: Mapping[str, str], chrome: Iterable[str], 
         text = pagetext.read(rendered)
         blocks = tuple(dict.fromkeys(s.text for s in text.segments if s.kind in ("text", "code")))
         seen += [s.text for s in text.segments]
+        for stream in [*text.streams, *([(w, 0) for w in s.text.split()] for s in text.segments)]:
+            allowed.update(_runs([w for w, _ in stream]))
         named = frozenset() if "<h1" in rendered else _titles(uri, markdown)
         e = published.get(uri)
         if e is not None:
@@ -120,7 +142,7 @@ def expect(build: Build, handwritten: Mapping[str, str], chrome: Iterable[str], 
             pages[uri] = PageExpectation(f"the page the build generates for {docs_dir}/{uri}", blocks, None, named)
         else:
             pages[uri] = PageExpectation(f"{docs_dir}/{uri} as it is", blocks, None, named)
-    allowed = "\n".join(f" {t} " for t in seen)
+    shown = "\n".join(f" {t} " for t in seen)
     unpublished: list[tuple[str, str, str, str]] = []  # (title, lede, body, where it comes from)
     for e in build.content.entries():
         st = build.states[e.path]
@@ -135,16 +157,23 @@ def expect(build: Build, handwritten: Mapping[str, str], chrome: Iterable[str], 
             lede = meta.get("definition", meta.get("summary", ""))
             unpublished.append((meta.get("title", ""), lede, body,
                                 f"{docs_dir}/{uri}, which is not published"))
-    forbidden: dict[str, str] = {}
+    forbidden: dict[tuple[str, ...], str] = {}
     titles: dict[str, str] = {}
     for title, lede, body, where in unpublished:
         for phrase in _phrases(title, lede, body, render_md):
-            if f" {phrase} " not in allowed:
-                forbidden.setdefault(phrase, where)
+            for run in _runs(phrase.split()):
+                if run not in allowed:
+                    forbidden.setdefault(run, where)
         short = pagetext.normalise(title)
-        if short and len(short.split()) < MIN_WORDS and f"\n {short} \n" not in f"\n{allowed}\n":
+        if short and len(short.split()) < MIN_WORDS and f"\n {short} \n" not in f"\n{shown}\n":
             titles.setdefault(short, where)  # a short title is looked for as a block of its own
-    return Expected(pages, tuple(sorted(forbidden.items())), tuple(sorted(titles.items())))
+    return Expected(pages, forbidden, tuple(sorted(titles.items())), "\n".join(f" {t} " for t in theme_lines))
+
+
+def _runs(words: list[str]) -> Iterator[tuple[str, ...]]:
+    """Every run of MIN_WORDS consecutive words."""
+    for i in range(len(words) - MIN_WORDS + 1):
+        yield tuple(words[i:i + MIN_WORDS])
 
 
 _FRONT = re.compile(r"\A-{3}[ \t]*\n(?P<yaml>.*?\n)?(?:-{3}|\.{3})[ \t]*(?:\n|\Z)", re.S)
@@ -183,12 +212,14 @@ def _phrases(title: str, lede: str, body: str, render_md: Render) -> list[str]:
     return [p for p in dict.fromkeys(found) if len(p.split()) >= MIN_WORDS]
 
 
-def _snippet(phrase: str) -> str:
+def snippet(phrase: str) -> str:
     return phrase if len(phrase) <= 60 else phrase[:59].rstrip() + "…"
 
 
-def page_problems(where: str, uri: str | None, markup: str, expected: Expected) -> list[Problem]:
-    """Problems of one HTML page (``uri``: the docs path of the page it is, None for a theme page)."""
+def page_problems(where: str, uri: str | None, markup: str, expected: Expected, *, theme_page: bool = False,
+                  ) -> list[Problem]:
+    """Problems of one HTML page (``uri``: the docs path of the page it is, None for a page that is none of
+    the build's; ``theme_page``: the theme's own page, ``404.html``, whose main content only the theme writes)."""
     text = pagetext.read(markup)
     out: list[Problem] = []
     want = expected.pages.get(uri) if uri is not None else None
@@ -199,7 +230,7 @@ def page_problems(where: str, uri: str | None, markup: str, expected: Expected) 
         missing = [b for b in want.blocks if b not in shown]
         if missing:
             out.append(Problem(where, 1, f"does not show {want.what}: {len(missing)} of {len(want.blocks)} "
-                                         f"blocks of its text are missing, the first '{_snippet(missing[0])}'",
+                                         f"blocks of its text are missing, the first '{snippet(missing[0])}'",
                                REMEDY))
         wanted = set(want.blocks) | want.titles
         added = [s for s in text.segments if s.main and s.kind in ("text", "code") and s.text not in wanted]
@@ -208,7 +239,14 @@ def page_problems(where: str, uri: str | None, markup: str, expected: Expected) 
         elif added:
             out.append(Problem(where, added[0].line, f"shows what is not in {want.what}: {len(added)} block"
                                                      f"{'s' if len(added) > 1 else ''} of its main content, the first "
-                                                     f"'{_snippet(added[0].text)}'", REMEDY))
+                                                     f"'{snippet(added[0].text)}'", REMEDY))
+    elif theme_page and expected.theme and text.has_main:  # a theme's own page (404.html): only its words
+        foreign = [s for s in text.segments if s.main and s.kind in ("text", "code") and f" {s.text} " not in
+                   expected.theme]
+        if foreign:
+            out.append(Problem(where, foreign[0].line, f"shows what the theme's own page does not: {len(foreign)} "
+                                                       f"block{'s' if len(foreign) > 1 else ''} of its main content, "
+                                                       f"the first '{snippet(foreign[0].text)}'", REMEDY))
     out += _leaks(where, text, expected, None)
     return out
 
@@ -218,12 +256,35 @@ def record_problems(where: str, line: int, title: str, text: str, expected: Expe
     return _leaks(where, pagetext.read(f"<p>{html.escape(title)}</p>\n{text}"), expected, line)
 
 
+def leaked(text: pagetext.Text, forbidden: Mapping[tuple[str, ...], str]) -> list[tuple[int, str, str]]:
+    """(line, phrase, where it comes from) of each longest run of unpublished words in any stream of
+    ``text``; a run that another stream holds inside a longer one, on the same lines, is named once."""
+    found: list[tuple[int, int, str, str]] = []  # (first line, last line, phrase, source)
+    for stream in text.streams:
+        words = [w for w, _ in stream]
+        i = 0
+        while i <= len(words) - MIN_WORDS:
+            source = forbidden.get(tuple(words[i:i + MIN_WORDS]))
+            if source is None:
+                i += 1
+                continue
+            j = i + 1
+            while j <= len(words) - MIN_WORDS and forbidden.get(tuple(words[j:j + MIN_WORDS])) == source:
+                j += 1
+            end = j + MIN_WORDS - 1
+            found.append((stream[i][1], stream[end - 1][1], " ".join(words[i:end]), source))
+            i = end
+    kept: list[tuple[int, int, str, str]] = []
+    for first, last, phrase, source in sorted(found, key=lambda f: (-len(f[2]), f[0], f[2])):
+        if not any(src == source and f" {phrase} " in f" {p} " and lo <= first and last <= hi
+                   for lo, hi, p, src in kept):
+            kept.append((first, last, phrase, source))
+    return sorted({(first, phrase, source) for first, _, phrase, source in kept})
+
+
 def _leaks(where: str, text: pagetext.Text, expected: Expected, line: int | None) -> list[Problem]:
-    out = []
-    for phrase, source in expected.forbidden:
-        at = text.find(phrase)
-        if at is not None:
-            out.append(Problem(where, line or at, f"shows '{_snippet(phrase)}', from {source}", LEAK_REMEDY))
+    out = [Problem(where, line or at, f"shows '{snippet(phrase)}', from {source}", LEAK_REMEDY)
+           for at, phrase, source in leaked(text, expected.forbidden)]
     if expected.titles:
         blocks: dict[str, int] = {}
         for s in text.segments:

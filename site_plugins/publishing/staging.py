@@ -31,9 +31,10 @@ from pathlib import Path
 
 from site_plugins.files import textfile
 from site_plugins.files.messages import Problem
-from site_plugins.publishing import audit, render, signedtext
+from site_plugins.publishing import audit, render, signedtext, urlkeys
 from site_plugins.publishing.pipeline import Build
 from site_plugins.signoff.entryfiles import targets
+from site_plugins.signoff.signable import git_command, git_env
 
 ASSETS = Path(__file__).parents[1] / "assets"  # our stylesheets and scripts, served under assets/gloss/
 #: Larger than any image an entry should carry.
@@ -171,7 +172,7 @@ def as_signed(root: Path, rel: str, data: bytes, commits: Sequence[str]) -> byte
 
 def _show(root: Path, commit: str, rel: str) -> bytes | None:
     try:
-        done = subprocess.run(["git", "-C", str(root), "show", f"{commit}:./{rel}"], capture_output=True,
+        done = subprocess.run([*git_command(root), "show", f"{commit}:./{rel}"], capture_output=True, env=git_env(),
                               check=False, timeout=60)
     except (OSError, subprocess.TimeoutExpired):
         return None
@@ -197,10 +198,10 @@ def manifest(plan_: Plan, build: Build, docs_dir: str, *, site_url: str,
     docs folder. ``text``: what each page must show (:func:`site_plugins.publishing.signedtext.expect`)."""
     pages = set(plan_.pages) | set(build.pages)
     files = set(plan_.statics) | {render.code_raw_uri(f) for f in build.code_files}
-    allowed = {audit.key(p) for p in pages | files}
+    allowed = {urlkeys.key(p) for p in pages | files}
     withheld: dict[str, str] = {}
     for uri in [*plan_.left_out, *build.hidden, *sorted(build.content.unloaded), *build.unlisted]:
-        k = audit.key(uri)
+        k = urlkeys.key(uri)
         if k and k not in allowed:  # (the site's root is the site itself, whatever its home page)
             withheld.setdefault(k, f"{docs_dir}/{uri}")
     digests = {uri: audit.digest(data) for uri, data in plan_.statics.items()}
@@ -216,10 +217,17 @@ def page_reader(root: Path, docs_dir: str) -> Callable[[str], str | None]:
     return read
 
 
-def asset_dirs(theme_dirs: Sequence[str]) -> tuple[tuple[str, Path], ...]:
-    """Where a theme's or a plugin's own files lie, by the site path they are served under: the theme's
-    folders, MkDocs' search plugin, Zensical's theme when it is installed, and our assets."""
-    out = [("", Path(d)) for d in theme_dirs]
+def theme_folders(theme_dirs: Sequence[str], custom_dir: str | None = None) -> list[Path]:
+    """The installed theme's folders (and our template overrides), never a ``custom_dir``."""
+    mine = {os.path.normpath(os.path.abspath(custom_dir))} if custom_dir else set()
+    return [Path(d) for d in theme_dirs if os.path.normpath(os.path.abspath(d)) not in mine]
+
+
+def asset_dirs(theme_dirs: Sequence[str], custom_dir: str | None = None) -> tuple[tuple[str, Path], ...]:
+    """Where a theme's or a plugin's own files lie, by the site path they are served under: the installed
+    theme's folders (never a ``custom_dir``: its files are the project's, not the theme's), MkDocs' search
+    plugin, Zensical's theme when it is installed, and our assets."""
+    out = [("", d) for d in theme_folders(theme_dirs, custom_dir)]
     for package, sub, prefix in (("mkdocs", "contrib/search/templates", ""), ("zensical", "templates", "")):
         spec = importlib.util.find_spec(package)
         if spec is not None and spec.origin:

@@ -22,6 +22,7 @@ copied back, from git history), :mod:`.fingerprints`, :mod:`.state` (states, rec
 """
 
 from site_plugins.signoff.fingerprints import changed_parts, covers, fingerprint
+from site_plugins.signoff.history import load
 from site_plugins.signoff.keys import NAMESPACE, SigningError
 from site_plugins.signoff.model import (
     FILE,
@@ -36,7 +37,7 @@ from site_plugins.signoff.model import (
     ident,
     skeleton,
 )
-from site_plugins.signoff.registry import load, parse
+from site_plugins.signoff.registry import parse
 from site_plugins.signoff.signing import NothingToDo, Refused, check, draft_signature, now_utc, record, with_signature
 from site_plugins.signoff.state import (
     Assessment,

@@ -3,10 +3,21 @@
 A signature binds its entry, role, signer, content, commit, date and (for a review) the author signature
 it completes, so no field of it can be edited or moved; but it stays a valid signature forever. Whoever
 can edit ``signoff.yaml`` could therefore paste back the pair of an older version and publish what it
-signed. git remembers what the file held: a pair whose review was first committed before another review
-of the same entry that verifies (in the version of the file that held it) has been superseded, and it
-counts for nothing. Order is git's: the commits that changed ``signoff.yaml``, oldest first in topological
-order, as HEAD reaches them; the dates written in signatures are not trusted for it.
+signed. git remembers what the file held, so a pair whose review git saw superseded counts for nothing.
+
+- A review is known by the message it signs (entry, role, name, fingerprint, part digests, commit, time
+  and the author signature it completes), never by its armored text: an extra line after the armor, a
+  re-wrapped or re-encoded armor, or another valid signature over the same message (ECDSA's are malleable)
+  is the same review.
+- Every commit that changed the file is read, on every branch merged into HEAD (``--full-history``: a
+  branch that kept its own older copy, merged over a newer review, does not hide that review).
+- A review is superseded by another valid review of the same entry whose first commit is not an ancestor
+  of its own first commit: a later one, or one made on a branch beside it (fail closed: after two
+  concurrent reviews of one entry, the entry is signed again). Within one version, the pair kept as
+  ``previous`` is older than the entry's own. The dates written in signatures are not trusted for order.
+- A shallow clone lacks the history this needs: there no pair counts, and the one problem says how to
+  fetch the history (``git fetch --unshallow``; in CI, ``fetch-depth: 0``). So does a repository whose
+  ``info/grafts`` file gives commits other parents (git honours it even with ``--no-replace-objects``).
 
 A pair that git never held (signed and not yet committed) is the newest there is. Without git (no
 repository, or no commit yet) there is no history and nothing is refused.
@@ -16,65 +27,93 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-import re
+import hashlib
 import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+
+import yaml
 
 from site_plugins.files import schema
 from site_plugins.files.messages import Problem
-from site_plugins.signoff import keys
+from site_plugins.signoff import keys, registry
 from site_plugins.signoff.model import FILE, EntrySignoff, Pair, Registry, Signature
+from site_plugins.signoff.signable import git_command, git_env
 
-#: How many versions of signoff.yaml back a copied pair is looked for (each is read once per build).
-MAX_VERSIONS = 2000
+SHALLOW = ("this is a shallow git clone, so its history cannot tell an older sign-off copied back into "
+           "signoff.yaml from the newest, and no sign-off counts ({pairs})")
+GRAFTED = ("this repository's history is rewritten by its grafts file ({grafts}), so it cannot tell an older "
+           "sign-off copied back into signoff.yaml from the newest, and no sign-off counts ({pairs})")
+GRAFTED_REMEDY = "remove the grafts file (or build from a clone without one)"
+SHALLOW_REMEDY = ("fetch the whole history: git fetch --unshallow (in CI, set 'fetch-depth: 0' under the "
+                  "actions/checkout step in .github/workflows/*.yml)")
+
+
+def load(root: Path) -> tuple[Registry, list[Problem]]:
+    """Read and check ``root/signoff.yaml`` (:func:`registry.read`), then drop the pairs git history shows
+    superseded. A missing file is an empty registry (every entry a draft)."""
+    reg, problems = registry.read(root)
+    reg, superseded = drop_superseded(root, reg)
+    return reg, problems + superseded
+
+
+def review_id(path: str, reviewer: Signature, author: Signature | None) -> str:
+    """What a review is known by in history: the digest of the message it signs."""
+    return "sha256:" + hashlib.sha256(registry.signed_message(path, "reviewer", reviewer, author)).hexdigest()
 
 
 @dataclass(frozen=True)
 class Seen:
-    """Where a review (by its signature's digest) first appears in the file's history."""
+    """Where a review first appears in the file's history."""
 
-    order: int  # position of the commit, oldest first
+    order: int  # position of the commit, oldest first (parents before children)
     commit: str
     blob: str
+    kept: bool = False  # held there as the entry's 'previous' pair
 
 
 def drop_superseded(root: Path, reg: Registry) -> tuple[Registry, list[Problem]]:
-    """``reg`` without the pairs whose review git saw superseded by a later, valid review of the same
-    entry; a problem for each one dropped."""
-    from site_plugins.signoff.registry import keep_lines
-
-    if not any(_pairs(e) for e in reg.entries.values()):
+    """``reg`` without the pairs whose review git saw superseded by another valid review of the same
+    entry (or without every pair, in a shallow clone); a problem for each one dropped."""
+    pairs = [(path, label, pair) for path, e in reg.entries.items() for label, pair in _pairs(e)]
+    if not pairs:
         return reg, []
     log = _history(root)
     problems: list[Problem] = []
+    drop: list[tuple[str, str]] = []
+    if log.shallow or log.grafts:
+        n = len(pairs)
+        aside = f"{n} pair{'s' if n > 1 else ''} of author and reviewer set aside"
+        problems.append(Problem(FILE, 1, SHALLOW.format(pairs=aside), SHALLOW_REMEDY) if log.shallow else
+                        Problem(FILE, 1, GRAFTED.format(grafts=log.grafts, pairs=aside), GRAFTED_REMEDY))
+        drop = [(path, label) for path, label, _ in pairs]
+    for path, label, pair in pairs if not drop else ():
+        assert pair.reviewer is not None
+        newer = log.newer_review(path, review_id(path, pair.reviewer, pair.author), kept=label != "")
+        if newer is None:
+            continue
+        sig, seen = newer
+        where = "the published pair" if label == "" else "the kept 'previous' pair"
+        problems.append(Problem(
+            FILE, schema.line_of(pair.reviewer) or schema.line_of(reg.entries[path]),
+            f"{where} of {path} (reviewed by {pair.reviewer.name}, {day(pair.reviewer.on)}) was superseded by "
+            f"a later review ({sig.name}, {day(sig.on)}, committed in {seen.commit[:10]}); an older sign-off "
+            "copied back does not count",
+            f"restore the entry's newest sign-off from git (git show {seen.commit[:10]}:{FILE}) or remove "
+            "the old pair and sign again"))
+        drop.append((path, label))
+    if not drop:
+        return reg, problems
     entries = dict(reg.entries)
-    for path, e in reg.entries.items():
-        for label, pair in _pairs(e):
-            assert pair.reviewer is not None
-            newer = log.newer_review(path, keys.digest(pair.reviewer.signature))
-            if newer is None:
-                continue
-            sig, seen = newer
-            where = "the published pair" if label == "" else "the kept 'previous' pair"
-            problems.append(Problem(
-                FILE, schema.line_of(pair.reviewer) or schema.line_of(e),
-                f"{where} of {path} (reviewed by {pair.reviewer.name}, {day(pair.reviewer.on)}) was superseded by "
-                f"a later review ({sig.name}, {day(sig.on)}, committed in {seen.commit[:10]}); an older sign-off "
-                "copied back does not count",
-                f"restore the entry's newest sign-off from git (git show {seen.commit[:10]}:{FILE}) or remove "
-                "the old pair and sign again"))
-            cur = entries[path]
-            if label == "":
-                cur = keep_lines(cur, EntrySignoff(author=None, reviewer=None, previous=cur.previous))
-            else:
-                cur = keep_lines(cur, dataclasses.replace(cur, previous=None))
-            entries[path] = cur
-    if not problems:
-        return reg, []
-    return keep_lines(reg, dataclasses.replace(reg, entries=entries)), problems
+    for path, label in drop:
+        cur = entries[path]
+        if label == "":
+            cur = registry.keep_lines(cur, EntrySignoff(author=None, reviewer=None, previous=cur.previous))
+        else:
+            cur = registry.keep_lines(cur, dataclasses.replace(cur, previous=None))
+        entries[path] = cur
+    return registry.keep_lines(reg, dataclasses.replace(reg, entries=entries)), problems
 
 
 def _pairs(e: EntrySignoff) -> list[tuple[str, Pair]]:
@@ -86,37 +125,54 @@ def _pairs(e: EntrySignoff) -> list[tuple[str, Pair]]:
     return out
 
 
-_SEEN: dict[tuple[str, str], _History] = {}
+_SEEN: dict[tuple[str, str, str], _History] = {}
 
 
 def _history(root: Path) -> _History:
     # What git holds changes only with HEAD: mkdocs serve rebuilds, and gloss commands within one
     # process, read the history once per HEAD.
-    head = (_git(root, "rev-parse", "--verify", "-q", "HEAD") or "").strip()
-    key = (str(root.resolve()), head)
-    if not head:
-        return _History(root)
+    # (A clone made whole by `git fetch --unshallow` keeps its HEAD: whether it is shallow is part of the key.)
+    found = (_git(root, "rev-parse", "--is-shallow-repository", "--git-path", "info/grafts", "--verify", "-q",
+                  "HEAD") or "").splitlines()
+    if len(found) != 3:
+        return _History(root, read=False)
+    grafts = root / found[1]
+    grafted = found[1] if grafts.is_file() and grafts.stat().st_size > 0 else ""
+    key = (str(root.resolve()), " ".join(found), grafted)
     if key not in _SEEN:
         _SEEN.clear()  # one project, one HEAD at a time
-        _SEEN[key] = _History(root)
+        _SEEN[key] = _History(root, shallow=found[0] == "true", grafts=grafted)
     return _SEEN[key]
 
 
 class _History:
-    """The reviews each version of signoff.yaml held, read from git: one ``rev-list``, one
-    ``cat-file --batch-check`` and one ``cat-file --batch`` that streams each distinct version once."""
+    """The reviews each version of signoff.yaml held, read from git: one ``rev-list`` (every branch merged
+    into HEAD, with the commits' ancestry), one ``cat-file --batch-check`` and one ``cat-file --batch``
+    that streams each distinct version once."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, *, read: bool = True, shallow: bool = False, grafts: str = "") -> None:
         self.root = root
-        self.first: dict[str, dict[str, Seen]] = {}  # path -> review digest -> first appearance
+        self.first: dict[str, dict[str, Seen]] = {}  # path -> review id -> first appearance
         self.parsed: dict[str, Registry] = {}
-        commits = _git(root, "rev-list", "--topo-order", f"--max-count={MAX_VERSIONS}", "HEAD", "--", FILE)
-        if not commits:
+        self.ancestors: list[int] = []  # per commit order: a bit per order of each of its ancestors
+        self.shallow = shallow
+        self.grafts = grafts  # the grafts file, as git names it, when one rewrites the history
+        listing = _git(root, "rev-list", "--full-history", "--topo-order", "--parents", "HEAD", "--", FILE) \
+            if read else None
+        if not listing:
             return
-        order = commits.split()[::-1]
+        rows = [line.split() for line in listing.splitlines() if line.strip()][::-1]  # parents first
+        order = [row[0] for row in rows]
+        at = {c: i for i, c in enumerate(order)}
+        for row in rows:
+            bits = 0
+            for parent in row[1:]:
+                if parent in at:
+                    bits |= (1 << at[parent]) | self.ancestors[at[parent]]
+            self.ancestors.append(bits)
         listing = _git(root, "cat-file", "--batch-check", stdin="".join(f"{c}:{FILE}\n" for c in order))
-        rows = [line.split() for line in (listing or "").splitlines()]
-        blobs = [row[0] if len(row) == 3 and row[1] == "blob" else None for row in rows]
+        found = [line.split() for line in (listing or "").splitlines()]
+        blobs = [row[0] if len(row) == 3 and row[1] == "blob" else None for row in found]
         if len(blobs) != len(order):
             return
         where: dict[str, Seen] = {}  # each distinct version, where it first appears
@@ -124,95 +180,65 @@ class _History:
             if blob is not None and blob not in where:
                 where[blob] = Seen(i, commit, blob)
         for blob, text in _blobs(root, list(where)):
-            for path, digest in _reviews(text):
-                self.first.setdefault(path, {}).setdefault(digest, where[blob])
+            for path, rid, kept in _reviews(text):
+                seen = self.first.setdefault(path, {})
+                if rid not in seen or where[blob].order < seen[rid].order:
+                    seen[rid] = dataclasses.replace(where[blob], kept=kept)
 
-    def newer_review(self, path: str, digest: str) -> tuple[Signature, Seen] | None:
-        """The latest review of ``path`` first committed after the review ``digest`` that verifies in the
-        version of the file that held it; None when there is none (or git never held ``digest``)."""
+    def newer_review(self, path: str, rid: str, *, kept: bool = False) -> tuple[Signature, Seen] | None:
+        """The latest valid review of ``path`` that supersedes the review ``rid`` (see the module's
+        docstring); None when there is none, or git never held ``rid``."""
         seen = self.first.get(path, {})
-        mine = seen.get(digest)
+        mine = seen.get(rid)
         if mine is None:
             return None
         for other, at in sorted(seen.items(), key=lambda kv: -kv[1].order):
-            if at.order <= mine.order:
-                break
+            if other == rid or not self._supersedes(at, mine):
+                continue
             sig = self._valid_review(at.blob, path, other)
             if sig is not None:
                 return sig, at
         return None
 
-    def _valid_review(self, blob: str, path: str, digest: str) -> Signature | None:
-        from site_plugins.signoff.registry import parse
+    def _supersedes(self, other: Seen, mine: Seen) -> bool:
+        if other.order == mine.order:  # one version held both: its 'previous' pair is the older
+            return mine.kept and not other.kept
+        return not (self.ancestors[mine.order] >> other.order) & 1
 
+    def _valid_review(self, blob: str, path: str, rid: str) -> Signature | None:
         if blob not in self.parsed:
             text = next((t for _, t in _blobs(self.root, [blob])), "")
-            self.parsed[blob] = parse(text)[0]  # signatures that do not verify are dropped
+            self.parsed[blob] = registry.parse(text)[0]  # signatures that do not verify are dropped
         e = self.parsed[blob].entries.get(path)
-        for sig in (e.reviewer, e.previous.reviewer if e.previous else None) if e else ():
-            if sig is not None and keys.digest(sig.signature) == digest:
-                return sig
+        for _, pair in _pairs(e) if e else ():
+            assert pair.reviewer is not None
+            if review_id(path, pair.reviewer, pair.author) == rid:
+                return pair.reviewer
         return None
 
 
-# The layout gloss sign writes: an entry's path as a key indented two spaces, a role key, and the
-# armored signature as a literal block under 'signature: |'. One regex pass over a version finds them.
-_LAYOUT = re.compile(r"^  (?P<path>[^\s#'\"-][^\n]*?):[ \t]*$"
-                     r"|^[ \t]*(?P<role>author|reviewer|previous):"
-                     r"|^[ \t]*signature:[ \t]*\|[-+]?[ \t]*\n(?P<sig>[ \t]*-----BEGIN SSH SIGNATURE-----"
-                     r".*?-----END SSH SIGNATURE-----)"
-                     r"|(?P<other>-----BEGIN SSH SIGNATURE-----)", re.M | re.S)
-
-
-def _reviews(text: str) -> list[tuple[str, str]]:
-    """(entry path, review digest) for each review in one version of the file. Read with one regex
-    pass when the version has the layout gloss sign writes; else from its YAML nodes."""
-    out: list[tuple[str, str]] = []
-    path = role = None
-    for m in _LAYOUT.finditer(text):
-        if m["path"] is not None:
-            path, role = m["path"], None
-        elif m["role"] is not None:
-            role = m["role"]
-        elif m["sig"] is not None and path is not None and role is not None:
-            if role == "reviewer":
-                out.append((path, keys.digest(m["sig"])))
-        else:  # a signature written another way (flow style, quoted): read the nodes
-            return list(_reviews_from_nodes(text))
-    return out
-
-
-def _reviews_from_nodes(text: str) -> Iterator[tuple[str, str]]:
-    """(entry path, review digest) for each review in one version of the file; nothing if it does not parse.
-    Read from the YAML nodes, within the same bounds as the file itself, without building the schema."""
-    import yaml
-
-    from site_plugins.signoff.registry import compose
-
-    node, problems = compose(text)
+def _reviews(text: str) -> Iterator[tuple[str, str, bool]]:
+    """(entry path, review id, held as 'previous') for each complete pair in one version of the file;
+    nothing if it does not parse. Read from the YAML nodes, within the same bounds as the file itself."""
+    node, problems = registry.compose(text)
     if problems or not isinstance(node, yaml.MappingNode):
         return
-    entries = _get(node, "entries")
+    entries = next((v for k, v in node.value if isinstance(k, yaml.ScalarNode) and k.value == "entries"), None)
     if not isinstance(entries, yaml.MappingNode):
         return
     for key, rec in entries.value:
-        for holder in (rec, _get(rec, "previous")):
-            sig = _get(_get(holder, "reviewer"), "signature")
-            if isinstance(sig, yaml.ScalarNode) and isinstance(key, yaml.ScalarNode):
-                yield str(key.value), keys.digest(str(sig.value))
-
-
-def _get(node: Any, name: str) -> Any:
-    import yaml
-
-    if not isinstance(node, yaml.MappingNode):
-        return None
-    return next((v for k, v in node.value if isinstance(k, yaml.ScalarNode) and k.value == name), None)
+        if not isinstance(key, yaml.ScalarNode):
+            continue
+        e, _ = schema.build(EntrySignoff, rec, FILE)
+        for label, pair in _pairs(e) if isinstance(e, EntrySignoff) else ():
+            assert pair.reviewer is not None
+            yield str(key.value), review_id(str(key.value), pair.reviewer, pair.author), label != ""
 
 
 def _git(root: Path, *args: str, stdin: str | None = None) -> str | None:
     try:
-        done = subprocess.run(["git", "-C", str(root), *args], input=stdin.encode() if stdin is not None else None,
+        done = subprocess.run([*git_command(root), *args], input=stdin.encode() if stdin is not None else None,
+                              env=git_env(),
                               capture_output=True, check=False, timeout=120)
     except (OSError, subprocess.TimeoutExpired):
         return None
@@ -225,7 +251,7 @@ def _blobs(root: Path, ids: list[str]) -> Iterator[tuple[str, str]]:
     if not ids:
         return
     try:
-        proc = subprocess.Popen(["git", "-C", str(root), "cat-file", "--batch"], stdin=subprocess.PIPE,
+        proc = subprocess.Popen([*git_command(root), "cat-file", "--batch"], stdin=subprocess.PIPE, env=git_env(),
                                 stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     except OSError:
         return

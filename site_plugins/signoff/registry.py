@@ -38,8 +38,9 @@ T = TypeVar("T")
 MAX_BYTES = 32 * 1024 * 1024
 
 
-def load(root: Path) -> tuple[Registry, list[Problem]]:
-    """Read and check ``root/signoff.yaml``. A missing file is an empty registry (every entry a draft)."""
+def read(root: Path) -> tuple[Registry, list[Problem]]:
+    """Read and check ``root/signoff.yaml``, each version as it stands (:func:`site_plugins.signoff.history.load`
+    also drops the pairs git history shows superseded). A missing file is an empty registry."""
     path = root / FILE
     if not os.path.lexists(path):
         return Registry(), []
@@ -47,11 +48,7 @@ def load(root: Path) -> tuple[Registry, list[Problem]]:
     text, problems = textfile.read(path, FILE, max_bytes=MAX_BYTES)
     if text is None:
         return Registry(), problems
-    from site_plugins.signoff import history  # (it reads old versions of the file with parse)
-
-    reg, problems = parse(text)
-    reg, superseded = history.drop_superseded(root, reg)
-    return reg, problems + superseded
+    return parse(text)
 
 
 def parse(text: str) -> tuple[Registry, list[Problem]]:

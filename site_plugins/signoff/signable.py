@@ -78,10 +78,23 @@ class WorkTree:
         return sorted(f.relative_to(self.root).as_posix() for f in base.iterdir() if f.is_file())
 
 
+def git_command(root: Path) -> list[str]:
+    """git in ``root``, reading the history as committed: never through replacement objects (``git replace``
+    can give a commit other parents or another tree without changing its id)."""
+    return ["git", "--no-replace-objects", "-C", str(root)]
+
+
+def git_env() -> dict[str, str]:
+    """The environment for git without its GIT_* variables: history is read from the project's own
+    repository (GIT_DIR, GIT_OBJECT_DIRECTORY, GIT_ALTERNATE_OBJECT_DIRECTORIES... could point elsewhere)."""
+    return {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+
+
 def git(root: Path, *args: str) -> str | None:
     """Output of a git command run in ``root``, or None when git fails (no repo, unknown object...)."""
     try:
-        done = subprocess.run(["git", "-C", str(root), *args], capture_output=True, check=False, timeout=60)
+        done = subprocess.run([*git_command(root), *args], capture_output=True, check=False, timeout=60,
+                              env=git_env())
     except (OSError, subprocess.TimeoutExpired):
         return None
     if done.returncode != 0:
@@ -102,7 +115,8 @@ class GitTree:
 
     def read_bytes(self, path: str) -> bytes | None:
         try:  # (cat-file blob: a folder is no file, where `git show` would list it)
-            done = subprocess.run(["git", "-C", str(self.root), "cat-file", "blob", f"{self.commit}:./{path}"],
+            done = subprocess.run([*git_command(self.root), "cat-file", "blob", f"{self.commit}:./{path}"],
+                                  env=git_env(),
                                   capture_output=True, check=False, timeout=60)
         except (OSError, subprocess.TimeoutExpired):
             return None

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from site_plugins.files import schema
 from site_plugins.files.messages import Problem
-from site_plugins.signoff import registry
+from site_plugins.signoff import history, registry
 from site_plugins.signoff.fingerprints import changed_parts, fingerprint
 from site_plugins.signoff.model import FILE, EntrySignoff, Pair, Registry, Signature, State, ident
 from site_plugins.signoff.signable import GitTree, Signable, Tree, WorkTree, git
@@ -184,7 +184,7 @@ class Status:
 def evaluate(root: Path, entries: Sequence[Signable], signable_at: SignableAt | None = None,
              loaded: tuple[Registry, list[Problem]] | None = None) -> tuple[list[Status], list[Problem]]:
     """Assess every entry, recover served versions of changed ones from git, and report problems."""
-    reg, problems = loaded if loaded is not None else registry.load(root)
+    reg, problems = loaded if loaded is not None else history.load(root)
     problems = list(problems)
     known = {e.path for e in entries}
     for path, rec in reg.entries.items():

@@ -88,7 +88,7 @@ def _build(dest: Path, *, preview: bool) -> Path:
 @pytest.fixture(scope="session")
 def preview_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     """The real content with drafts shown (today every entry is a draft)."""
-    yield from _serve(_build(tmp_path_factory.mktemp("preview") / "site", preview=True))
+    yield from _serve(_build(tmp_path_factory.mktemp("preview") / "site-preview", preview=True))
 
 
 @pytest.fixture(scope="session")

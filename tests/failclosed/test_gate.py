@@ -167,17 +167,22 @@ def what_of(link: str) -> str:
     return WHAT.get(tag.group(1), "<a href>") if tag else "<a href>"
 
 
-def expect_audit_failure(root: Path, expect_warnings: object, page: str, what: str, value: str, draft: str) -> None:
-    """Build with MkDocs itself, which leaves what it wrote (there the finding's line can be read), and
-    declare the audit's message for that build and for gloss build's (named by the folder it becomes)."""
+def expect_audit_failure(root: Path, caplog: pytest.LogCaptureFixture, expect_warnings: object, page: str,
+                         what: str, value: str, draft: str) -> str:
+    """Build with MkDocs itself: the plugin's audit refuses the build and leaves nothing of it in the target
+    folder. Declares the audit's message (its line read from the log) and returns gloss build's, which
+    names the folder the site would have become."""
     with pytest.raises(Exception, match="Aborted with a BuildError!"):
         build_site(root, strict=False, site_dir="mk")
-    html = (root / "mk" / page).read_text()
-    line = next(n for n, text in enumerate(html.splitlines(), 1) if value in text)
-    finding = (f"site/{page}:{line}: {what} points to '{value}', which is {draft}, "
+    assert not (root / "mk").exists() and not list(root.glob(".mk.*"))  # no refused page is left behind
+    logged = next(r.getMessage() for r in caplog.records if r.getMessage().startswith("gloss audit:"))
+    line = re.search(rf"mk/{re.escape(page)}:(\d+):", logged)
+    assert line is not None, logged
+    finding = (f"site/{page}:{line[1]}: {what} points to '{value}', which is {draft}, "
                "not published; remove the link, or sign that entry so that it is published")
     message = f"gloss audit: the built site holds what is not published:\n  {finding}"
-    expect_warnings.add(message.replace("site/", "mk/", 1), message)  # type: ignore[attr-defined]
+    expect_warnings.add(message.replace("site/", "mk/", 1))  # type: ignore[attr-defined]
+    return message
 
 
 # An <a href> on the site's own pages becomes its plain text, as a draft link always does; any other element
@@ -198,20 +203,22 @@ def test_a_draft_link_by_any_spelling_is_shown_as_text(tmp_path: Path, expect_wa
 
 @pytest.mark.parametrize("link", [link for link in SPELLINGS if link not in UNLINKED])
 def test_a_draft_link_by_any_other_spelling_fails_the_build_and_keeps_the_site(
-        tmp_path: Path, expect_warnings: object, link: str) -> None:
+        tmp_path: Path, caplog: pytest.LogCaptureFixture, expect_warnings: object, link: str) -> None:
     value = SPELLINGS[link]
     root = tiny(tmp_path)
     assert gloss_build(root, strict=True) == (True, "")
     before = site_files(root / "site")
     (root / "content/index.md").write_text(HOME.format(link=link))
-    expect_audit_failure(root, expect_warnings, "index.html", what_of(link), value, "content/terms/tiling.md")
-    assert gloss_build(root, strict=False) == (False, "Aborted with a BuildError!")
+    message = expect_audit_failure(root, caplog, expect_warnings, "index.html", what_of(link), value,
+                                   "content/terms/tiling.md")
+    assert gloss_build(root, strict=False) == (False, message)
     assert site_files(root / "site") == before  # the last good site, byte for byte
 
 
-def test_a_draft_link_from_a_signed_entry_fails_the_build(tmp_path: Path, expect_warnings: object) -> None:
+def test_a_draft_link_from_a_signed_entry_fails_the_build(tmp_path: Path, caplog: pytest.LogCaptureFixture,
+                                                           expect_warnings: object) -> None:
     root = signed(tmp_path, {"content/terms/warp.md": gatekit.SIGNED + '\n<object data="../Tiling.MD"></object>\n'})
-    expect_audit_failure(root, expect_warnings, "terms/warp/index.html", "<object data>", "../Tiling.MD",
-                         "content/terms/tiling.md")
-    assert gloss_build(root, strict=False) == (False, "Aborted with a BuildError!")
+    message = expect_audit_failure(root, caplog, expect_warnings, "terms/warp/index.html", "<object data>",
+                                   "../Tiling.MD", "content/terms/tiling.md")
+    assert gloss_build(root, strict=False) == (False, message)
     assert not (root / "site").exists()

@@ -21,7 +21,7 @@ from test_gate import SPELLINGS, what_of
 
 from site_plugins import cli
 from site_plugins.cli import build as sitebuild
-from site_plugins.publishing import audit
+from site_plugins.publishing import audit, urlkeys
 
 REMEDY = audit.REMEDY
 LINK_REMEDY = audit.LINK_REMEDY
@@ -119,16 +119,16 @@ def test_search_records_and_sitemap_urls_of_drafts_are_found(built: Path, capsys
 
 
 def test_spellings_name_one_path() -> None:
-    k = audit.key("terms/tiling.md")
+    k = urlkeys.key("terms/tiling.md")
     pages = {"../terms/TILING/": "x/index.html", "./Tiling.md": "terms/x.html", "tiling/index.html?x#y": "terms/x/",
              "%74iling": "terms/x.html", "..//terms/./tiling/": "x/index.html", " \tti\nling/ ": "terms/x.html",
              "https://gloss.example.org/terms/tiling/": "a/b/c.html", "//GLOSS.EXAMPLE.ORG/terms/tiling": "x.html",
              "/terms/tiling.html": "a/b/index.html", "terms/../terms/%252e/tiling": "index.html"}
     for value, page in pages.items():
-        assert audit.target_key(value, page, gatekit.SITE_URL) == k, value
-    assert audit.target_key("https://other.example.org/terms/tiling/", "index.html", gatekit.SITE_URL) is None
-    assert audit.target_key("mailto:a@b", "index.html", gatekit.SITE_URL) is None
-    assert audit.target_key("draft/", "x/index.html", "https://h.example/docs/",
+        assert urlkeys.target_key(value, page, gatekit.SITE_URL) == k, value
+    assert urlkeys.target_key("https://other.example.org/terms/tiling/", "index.html", gatekit.SITE_URL) is None
+    assert urlkeys.target_key("mailto:a@b", "index.html", gatekit.SITE_URL) is None
+    assert urlkeys.target_key("draft/", "x/index.html", "https://h.example/docs/",
                             base="https://h.example/docs/terms/") == k.replace("tiling", "draft")
 
 

@@ -9,6 +9,7 @@ from sitekit import make_site
 from tinyproject import project
 
 from site_plugins.cli import build as sitebuild
+from site_plugins.publishing import sitedir
 
 
 def test_a_good_build_replaces_the_old_site_and_ends_with_the_summary(
@@ -28,5 +29,5 @@ def test_no_config_is_a_usage_error(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert capsys.readouterr().err == f"gloss build: no MkDocs config at {tmp_path / 'mkdocs.yml'}\n"
 
 
-def test_summary_words() -> None:
-    assert sitebuild.summary(None) == "published 0 entries"
+def test_summary_words(tmp_path: Path) -> None:
+    assert sitedir.summary(tmp_path, None, preview=False) == "published 0 entries"

@@ -14,7 +14,7 @@ ROOT = Path(__file__).parents[2]
 
 def _build(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *, preview: bool) -> Path:
     monkeypatch.setenv("GLOSS_PREVIEW", "1" if preview else "0")
-    site = tmp_path / "site"
+    site = tmp_path / ("site-preview" if preview else "site")  # (a preview goes only to a preview folder)
     build(load_config(str(ROOT / "mkdocs.yml"), strict=True, site_dir=str(site)))
     return site
 

@@ -36,14 +36,14 @@ def cache_files(tmp: Path) -> list[Path]:
 
 def test_a_second_build_loads_the_themes_templates_compiled(tmp_path: Path, compiled: list[str]) -> None:
     root = make(tmp_path / "p", 3, preview=True)
-    build_site(root, site_dir="one")
+    one = build_site(root, site_dir="one")
     first = list(compiled)
     assert any(n.endswith("main.html") for n in first) and cache_files(tmp_path / "tmp")
     compiled.clear()
-    build_site(root, site_dir="two")
+    two = build_site(root, site_dir="two")
     assert not [n for n in compiled if n.endswith(("main.html", "base.html"))]  # from the cache
     page = "terms/t0001/index.html"
-    assert (root / "one" / page).read_text(encoding="utf-8") == (root / "two" / page).read_text(encoding="utf-8")
+    assert (one / page).read_text(encoding="utf-8") == (two / page).read_text(encoding="utf-8")
 
 
 @pytest.mark.parametrize("off", ["env", "option"])
@@ -63,14 +63,14 @@ def test_the_cache_can_be_turned_off(tmp_path: Path, compiled: list[str], monkey
 
 def test_a_corrupt_cache_entry_is_compiled_again(tmp_path: Path, compiled: list[str]) -> None:
     root = make(tmp_path / "p", 3, preview=True)
-    build_site(root, site_dir="one")
+    one = build_site(root, site_dir="one")
     for f in cache_files(tmp_path / "tmp"):
         f.write_bytes(b"j2\x00garbage")
     compiled.clear()
-    build_site(root, site_dir="two")
+    two = build_site(root, site_dir="two")
     assert any(n.endswith("main.html") for n in compiled)
     page = "terms/t0001/index.html"
-    assert (root / "one" / page).read_text(encoding="utf-8") == (root / "two" / page).read_text(encoding="utf-8")
+    assert (one / page).read_text(encoding="utf-8") == (two / page).read_text(encoding="utf-8")
 
 
 def test_a_cache_folder_that_fails_never_fails_a_build(tmp_path: Path, compiled: list[str],

@@ -11,6 +11,7 @@ from sitekit import BASE_CONFIG
 
 from site_plugins import cli
 from site_plugins.cli import build as sitebuild
+from site_plugins.publishing import sitedir
 
 WARP = term("What is a warp?", "A warp is a group of 32 threads that a multiprocessor schedules together.",
             "Threads of a warp issue the same instruction.")
@@ -33,7 +34,8 @@ def project(root: Path) -> Path:
 
 def build(root: Path, capsys: pytest.CaptureFixture[str], *args: str) -> list[str]:
     capsys.readouterr()
-    assert sitebuild.main(["-f", str(root / "mkdocs.yml"), "-d", str(root / "out"), *args]) == 0
+    out = "out-preview" if "--preview" in args else "out"  # (a preview goes only to a folder named as one)
+    assert sitebuild.main(["-f", str(root / "mkdocs.yml"), "-d", str(root / out), *args]) == 0
     return capsys.readouterr().out.splitlines()
 
 
@@ -41,8 +43,11 @@ def test_a_preview_counts_what_it_shows(tmp_path: Path, capsys: pytest.CaptureFi
                                        monkeypatch: pytest.MonkeyPatch) -> None:
     root = project(tmp_path)
     assert build(root, capsys) == ["published 1 of 2 entries; 1 await sign-off: gloss status"]
-    monkeypatch.setenv("GLOSS_PREVIEW", "1")  # as `make preview` runs it
-    assert build(root, capsys, "--no-strict") == ["preview of all 2 entries; 1 of them unsigned drafts: gloss status"]
+    monkeypatch.setenv("GLOSS_PREVIEW", "1")  # never heeded by gloss build: still the published site
+    assert build(root, capsys) == ["published 1 of 2 entries; 1 await sign-off: gloss status"]
+    # as `make preview` runs it
+    assert build(root, capsys, "--no-strict", "--preview") == [
+        "preview of all 2 entries; 1 of them unsigned drafts: gloss status"]
 
 
 def test_an_edited_signed_entry_is_named(tmp_path: Path, capsys: pytest.CaptureFixture[str],
@@ -56,9 +61,10 @@ def test_an_edited_signed_entry_is_named(tmp_path: Path, capsys: pytest.CaptureF
         "published 1 of 2 entries; 1 await sign-off: gloss status",
     ]
     assert "A new paragraph" not in (root / "out/terms/warp/index.html").read_text(encoding="utf-8")
-    monkeypatch.setenv("GLOSS_PREVIEW", "1")  # the preview shows the edit itself: nothing to warn about
-    assert build(root, capsys, "--no-strict") == ["preview of all 2 entries; 1 of them unsigned drafts: gloss status"]
+    # the preview shows the edit itself: nothing to warn about
+    assert build(root, capsys, "--no-strict", "--preview") == [
+        "preview of all 2 entries; 1 of them unsigned drafts: gloss status"]
 
 
-def test_summary_words_without_a_build() -> None:
-    assert sitebuild.summary(None) == "published 0 entries"
+def test_summary_words_without_a_build(tmp_path: Path) -> None:
+    assert sitedir.summary(tmp_path, None, preview=False) == "published 0 entries"

@@ -256,19 +256,3 @@ def test_a_later_review_that_does_not_verify_supersedes_nothing(history: tuple[P
     (root / "signoff.yaml").write_text(good, encoding="utf-8")
     code, rows, problems = status(root, capsys)
     assert (code, rows[WARP]["state"], rows[WARP]["published"], problems) == (0, "signed", True, [])
-
-
-def test_the_one_pass_reading_of_history_agrees_with_the_yaml_reading(history: tuple[Path, str, str]) -> None:
-    from site_plugins.signoff import history as hist
-
-    root, first, _ = history
-    for text in ((root / "signoff.yaml").read_text(encoding="utf-8"), git(root, "show", f"{first}:signoff.yaml")):
-        fast = hist._reviews(text)
-        assert len(fast) == 1 and fast == list(hist._reviews_from_nodes(text))
-    # A signature written another way (here: one quoted line) is read from the YAML nodes instead.
-    reg, _ = signoff.load(root)
-    assert reg.entries[WARP].reviewer is not None
-    quoted = json.dumps(reg.entries[WARP].reviewer.signature)
-    text = (f"people: []\nentries:\n  {WARP}:\n    reviewer: {{name: Rex Reviewer, on: 2026-12-01T10:00:00Z, "
-            f"fingerprint: 'sha256:{'0' * 64}', signature: {quoted}}}\n")
-    assert hist._reviews(text) == [(WARP, keys.digest(reg.entries[WARP].reviewer.signature))]
