@@ -110,6 +110,7 @@ from site_plugins.measured.expand import DIRECTIVES, Expansion, expand, lint_fig
 from site_plugins.measured.load import load_view
 from site_plugins.measured.model import ResultsView
 from site_plugins.measured.page import measurements_page
+from site_plugins.measured.rooflinepage import roofline_page
 
 CSS_ASSET = "measured/measured.css"  # under site_plugins/assets/, served as assets/gloss/measured/measured.css
 
@@ -122,4 +123,5 @@ __all__ = [
     "lint_figures",
     "load_view",
     "measurements_page",
+    "roofline_page",
 ]

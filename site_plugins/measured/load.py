@@ -148,6 +148,7 @@ def _row(entry: rs.Entry, v: rs.RowView, raw: rs.Row | None, p: rs.Provenance) -
         pct_fp32=_finite(entry.pct_of_fp32(v)),
         fp32_ref=_fp32_ref(entry),
         kind=v.kind,
+        setup=tuple(sorted((raw.setup or {}).items())) if raw is not None else (),
     )
 
 

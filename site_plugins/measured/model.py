@@ -48,6 +48,8 @@ class Row:
     pct_fp32: float | None = None  # % of the FP32 ceiling (best compute ceiling row) of the same run
     fp32_ref: str = ""  # what "% of FP32" divides by, e.g. "FMA chains (8 per thread), 62,981 GFLOP/s"
     kind: str = "kernel"  # the spec's row kind: kernel, memcpy, cublas, transfer, pipeline, launch
+    # The row's settings as the runner recorded them, e.g. (("math", "tf32"),) or (("l2", "warm"),).
+    setup: tuple[tuple[str, str], ...] = ()
 
     @property
     def device_memory(self) -> bool:

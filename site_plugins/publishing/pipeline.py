@@ -38,6 +38,7 @@ from site_plugins.signoff.signable import Signable, Tree, WorkTree
 GLOSSARY_INDEX = "terms/index.md"
 LESSON_INDEX = "lessons/index.md"
 MEASUREMENTS_PAGE = "measurements.md"
+ROOFLINE_PAGE = "roofline.md"
 
 
 @dataclass
@@ -316,6 +317,7 @@ def prepare(root: Path, docs_dir: str = "content", *, preview: bool = False,
     names, ledes = {t.src_uri: name for t, name in named}, {t.src_uri: t.lede for t in terms}
     build.pages.update(nav.pages(build.letters, titles=names, ledes=ledes, index_uri=GLOSSARY_INDEX))
     build.pages[MEASUREMENTS_PAGE] = measured.measurements_page(view, embedded_by)
+    build.pages[ROOFLINE_PAGE] = measured.roofline_page(view)
     for file, text in build.code_files.items():
         language = "cuda" if PurePosixPath(file).suffix in (".cu", ".cuh") else "text"
         build.pages[render.code_page_uri(file)] = render.render_code_page(file, text, regions(text), language)

@@ -1,0 +1,87 @@
+"""The generated Roofline page: every measured row of each node under that node's measured roofs."""
+
+from __future__ import annotations
+
+from site_plugins.measured import fmt, rooflinechart
+from site_plugins.measured.chart import ID
+from site_plugins.measured.model import ResultsView
+from site_plugins.measured.roofline import NodeRoofline, Point, attainable, rooflines
+
+TITLE = "Roofline of every measured row"
+
+INTRO = (
+    "Each point is one measured row of a fresh result: a kernel at one problem size. Its height is the "
+    "GFLOP/s of the timed launches (the FLOPs its experiment declares over the median time); its position "
+    "along the axis is its arithmetic intensity, those FLOPs over the bytes Nsight Compute counted moving "
+    "between the GPU and its DRAM (read and written) in one launch of the same kernel. The roofs are this "
+    "node's own measurements: the slope is the fastest copy kernel of the copy ceilings (a copy's bytes per "
+    "second are DRAM traffic), the flat roofs are the FP32 FMA ceiling and, where it was measured, cuBLAS's "
+    "TF32 GEMM. A roof's ridge point, where the slope meets it, is its GFLOP/s over the copy's GB/s: a kernel "
+    "of lower intensity cannot reach that roof however fast it computes."
+)
+
+
+def _point_rows(line: NodeRoofline) -> list[str]:
+    fp32 = line.compute[0] if line.compute else None
+    head = ["| Experiment | Size | Row | FLOP/B | GFLOP/s | % of the FP32 roof at its intensity |",
+            "|---|---|---|--:|--:|--:|"]
+    rows = []
+    for p in sorted(line.points, key=lambda q: (q.intensity, q.experiment, q.size)):
+        roof = (attainable(p.intensity, line.bandwidth.value, fp32.value)
+                if line.bandwidth is not None and fp32 is not None else None)
+        pct = fmt.percent(100 * p.gflops / roof) if roof else fmt.DASH
+        rows.append(f"| `{p.experiment}` | {_cell(p.size)} | {_cell(p.label)} | {fmt.number(p.intensity)} | "
+                    f"{fmt.number(p.gflops)} | {pct} |")
+    return head + rows
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
+def _roofs(line: NodeRoofline) -> list[str]:
+    out = []
+    if line.bandwidth is None:
+        out.append("- No copy ceiling was measured on this node, so there is no slope and no ridge point.")
+    else:
+        out.append(f"- Slope: {fmt.quantity(line.bandwidth.value, 'GB/s')}, the {line.bandwidth.label}.")
+    for roof in line.compute:
+        ridge = line.ridge(roof)
+        where = f"; ridge point {fmt.quantity(ridge, 'FLOP/B')}" if ridge is not None else ""
+        out.append(f"- Roof: {fmt.quantity(roof.value, 'GFLOP/s')}, {roof.label}{where}.")
+    if not line.compute:
+        out.append("- No compute ceiling was measured on this node.")
+    return out
+
+
+def node_section(line: NodeRoofline) -> list[str]:
+    out = [f"## {line.node} ({line.gpu})" if line.gpu else f"## {line.node}", "", *_roofs(line), ""]
+    out += ['<div class="gloss-roofline-chart">', rooflinechart.render(line).replace(ID, f"gloss-roofline-{line.node}"),
+            "</div>", ""]
+    if line.points:
+        out += _point_rows(line)
+    else:
+        out.append("No row of this node declares FLOPs and has DRAM counters yet.")
+    out.append("")
+    if line.skipped:
+        total = sum(n for _, n in line.skipped)
+        out.append(f"Not on the chart ({total:,} {'row' if total == 1 else 'rows'}):")
+        out.append("")
+        out += [f"- {reason}: {n:,}" for reason, n in line.skipped]
+        out.append("")
+    return out
+
+
+def roofline_page(view: ResultsView) -> str:
+    """Markdown of the Roofline page, one section per node with fresh results."""
+    lines = rooflines(view)
+    out = [f"# {TITLE}", "", INTRO, ""]
+    if not lines:
+        out += ["No node has a fresh result yet.", ""]
+        return "\n".join(out)
+    for line in lines:
+        out += node_section(line)
+    return "\n".join(out)
+
+
+__all__ = ["TITLE", "Point", "node_section", "roofline_page"]
