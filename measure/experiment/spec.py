@@ -36,6 +36,10 @@ Optional keys of a kernel entry:
   name and string, e.g. ``CUDA_ERROR_INVALID_VALUE`` / ``invalid argument``). A refused launch is a valid
   observation, not a failure; a launch that ran must still produce the reference's output, as a checked
   row must. An observed launch may ask for what CUDA refuses (e.g. more than 1024 threads per block).
+- ``expect: mismatch`` (kind ``observe`` only): the launch demonstrates a wrong result, e.g. a race with
+  a barrier left out. Its output is still compared with the reference, and the result records the
+  check (passed, or what differed) with ``setup: {expect: mismatch}``; an output that differs is the
+  observation, not a failure (an error while it ran still is one). Default ``reference``.
 - ``dynamic_shared: EXPR``: bytes of dynamic shared memory per block (``extern __shared__``), passed with
   every launch of the row (check, timing, observation, occupancy). Default 0.
 - ``max_dynamic_shared: EXPR``: the opt-in. Before launching, the runner sets the function's
@@ -118,7 +122,10 @@ kind must)::
         args: [dst, src]
         launch: {mode: graph, count: 1000}      # mode: stream (back to back) | graph (captured once, one
                                                 #   cuGraphLaunch) | sync (launch + synchronize each time);
-                                                #   count >= 1; results add us_per_launch = median / count
+                                                #   count >= 1; results add us_per_launch = median / count;
+                                                #   streams (mode stream only, default 1, <= count): launch
+                                                #   i on stream i % streams, forked from and joined back to
+                                                #   the runner's stream
         reference: copy
         bytes_read: 4 * n
         bytes_written: 4 * n

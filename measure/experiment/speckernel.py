@@ -37,7 +37,8 @@ class Context:
 
 
 def function_defined(source: str, name: str) -> bool:
-    bounds = r"(?:__launch_bounds__\s*\([^)]*\)\s*)?"
+    # Launch attributes may stand before or after ``void``: __launch_bounds__(...), __maxnreg__(N).
+    bounds = r"(?:(?:__launch_bounds__|__maxnreg__)\s*\([^)]*\)\s*)*"
     pattern = rf"__global__\s+{bounds}void\s+{bounds}{re.escape(name)}\s*\("
     return re.search(pattern, source) is not None and 'extern "C"' in source
 
@@ -71,6 +72,13 @@ def check_kernel(k: Kernel, ctx: Context, add: Add) -> None:
         )
     if k.tolerance < 0:
         add(k, "tolerance", f"{where} has a negative tolerance", "use 0 for exact or a small positive number")
+    if k.expect != "reference" and k.kind != "observe":
+        add(
+            k,
+            "expect",
+            f"{where} is kind '{k.kind}' but declares expect: {k.expect}",
+            "drop 'expect' (only an observed launch, kind 'observe', may show a wrong result)",
+        )
     for key in ("bytes_read", "bytes_written", "flops", "shared_bytes"):
         value = getattr(k, key)
         if value is not None:

@@ -122,6 +122,7 @@ class FakeDevice:
         self.copies: list[tuple[str, bool]] = []  # (direction, pinned) of every host copy
         self.pipeline_streams: list[int] = []  # the stream of every pipeline chunk run
         self.repeat_modes: list[str] = []  # the mode of every repeated-launch sample
+        self.repeat_streams: list[int] = []  # and the streams it was spread over
         self.gemms: list[str] = []  # the math of every GEMM
         self.flushed: list[bool] = []  # per timed sample: whether the L2 was flushed since the last timed one
         self.include_dirs: list[Path | None] = []  # the include folder of every compile
@@ -323,11 +324,13 @@ class FakeDevice:
         dynamic: int,
         mode: str,
         count: int,
+        streams: int = 1,
     ) -> Callable[[], None]:
         one = self.launcher(k, grid, block, args, dynamic)
 
         def launch() -> None:
             self.repeat_modes.append(mode)
+            self.repeat_streams.append(streams)
             for _ in range(count):
                 one()
 

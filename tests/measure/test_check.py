@@ -113,6 +113,8 @@ def test_every_reference_is_registered_by_name() -> None:
         "thread_sums",
         "chase_sums",
         "reverse_tiles",
+        "fma_steps",
+        "strided_gather",
         # measure/experiment/refs_memory.py
         "fma_sweep",
         "block_sums4",
@@ -123,4 +125,7 @@ def test_every_reference_is_registered_by_name() -> None:
         "window_sums",
         "relu",
         "scale_add_relu",
+        "fma_chains_n",
+        "center64",
+        "fixed_point_block_sums",
     } == references.NAMES
