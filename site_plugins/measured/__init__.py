@@ -31,7 +31,9 @@ of the same rows against the copy ceiling. Options:
   ``pct_shared_peak`` (shared-memory GB/s over what every SM's 32 four-byte banks serve per clock, at
   the median SM clock recorded with the row's samples), ``registers`` (per thread: the compiler's
   count the runner recorded when it loaded the module, or the counter pass's), ``us_per_launch``
-  (``kind: launch`` rows: median sample over launches per sample), ``pct_fp32`` (GFLOP/s as % of the
+  (``kind: launch`` rows: median sample over launches per sample), ``ns_per_step`` and
+  ``cycles_per_step`` (sizes that declare a ``steps`` dim, e.g. a pointer chase: the median over the
+  steps, and that in SM cycles at the median SM clock recorded with the samples), ``pct_fp32`` (GFLOP/s as % of the
   run's FP32 ceiling, the fastest ceiling row declaring FLOPs; the header names that row and its
   GFLOP/s), and, in tables only, ``pct:ID`` (the experiment's metric as % of row ``ID`` of the same
   experiment and size or of the run's ceilings; header "% of <that row's label>", e.g.

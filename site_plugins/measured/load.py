@@ -15,7 +15,7 @@ from pathlib import Path
 
 from measure.experiment.nodes import load_nodes
 from measure.nsight import counters as C
-from measure.store import audit
+from measure.store import audit, stats
 from measure.store import results as rs
 from site_plugins.measured import fmt
 from site_plugins.measured.model import Launched, Metric, Provenance, Result, ResultsView, Row, State, Table
@@ -127,6 +127,7 @@ def _copy_ref(entry: rs.Entry, v: rs.RowView) -> tuple[float | None, str]:
 def _row(entry: rs.Entry, v: rs.RowView, raw: rs.Row | None, p: rs.Provenance) -> Row:
     pct_copy, copy_ref = _copy_ref(entry, v)
     suspect, note = _judged(v, raw, p)
+    steps = _per_step(entry, v, raw)
     return Row(
         kernel=v.label,
         id=v.kernel,
@@ -145,11 +146,30 @@ def _row(entry: rs.Entry, v: rs.RowView, raw: rs.Row | None, p: rs.Provenance) -
         registers=v.registers,
         note=note,
         us_per_launch=_finite(v.us_per_launch),
+        ns_per_step=steps[0],
+        cycles_per_step=steps[1],
         pct_fp32=_finite(entry.pct_of_fp32(v)),
         fp32_ref=_fp32_ref(entry),
         kind=v.kind,
         setup=tuple(sorted((raw.setup or {}).items())) if raw is not None else (),
     )
+
+
+def per_step(median_ms: float, steps: int, clocks_mhz: Sequence[int], floor_mhz: int) -> tuple[float, float | None]:
+    """(ns per step, SM cycles per step): the median over the size's ``steps``, and that at the median SM
+    clock of the kept samples (readings at or above ``floor_mhz``, as the summary keeps them; None when
+    there is no such reading)."""
+    ns = median_ms * 1e6 / steps
+    clocks = [float(c) for c in clocks_mhz if c > 0 and c >= floor_mhz]
+    return ns, (ns * stats.median(clocks) / 1000.0 if clocks else None)
+
+
+def _per_step(entry: rs.Entry, v: rs.RowView, raw: rs.Row | None) -> tuple[float | None, float | None]:
+    steps = raw.dims.get("steps") if raw is not None else None
+    if raw is None or not steps or steps <= 0 or raw.samples is None or entry.result is None:
+        return None, None
+    ns, cycles = per_step(v.median_ms, steps, raw.samples.sm_clock_mhz, entry.result.settings.min_sm_clock_mhz)
+    return _finite(ns), _finite(cycles)
 
 
 def _fp32_ref(entry: rs.Entry) -> str:

@@ -41,7 +41,8 @@ CASES = [
         "{{ value day13-transpose col=gbs row=copy }}",
         "unknown column 'gbs' in '{{ value }}'; did you mean 'gbps'? "
         "columns: time, iqr, gbps, shared_gbps, gflops, pct_copy, pct_peak, pct_shared_peak, pct_fp32, "
-        "us_per_launch, conflict_ways_ld, conflict_ways_st, conflict_ways, sectors_per_req_ld, sectors_per_req_st, "
+        "us_per_launch, ns_per_step, cycles_per_step, conflict_ways_ld, conflict_ways_st, conflict_ways, "
+        "sectors_per_req_ld, sectors_per_req_st, "
         "sectors_per_req, global_ld_mb, global_st_mb, "
         "l2_mb, dram_read_mb, dram_write_mb, dram_mb, dram_ratio, occupancy_pct, registers, ktime, sm_clock_mhz",
     ),

@@ -223,3 +223,4 @@ def test_the_page_has_a_section_per_node_with_roofs_chart_points_and_what_was_le
 def test_the_page_says_so_when_no_node_has_a_fresh_result() -> None:
     md = roofline_page(ResultsView(root=Path("."), results=(), nodes=("h100-1",)))
     assert md.endswith("No node has a fresh result yet.\n")
+
