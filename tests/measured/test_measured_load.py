@@ -78,3 +78,23 @@ def test_time_and_cycles_per_step(
     ns, cycles = per_step(median_ms, steps, clocks, floor)
     assert ns == pytest.approx(expected[0])
     assert cycles == (None if expected[1] is None else pytest.approx(expected[1]))
+
+
+def test_a_size_that_declares_steps_gives_its_rows_time_and_cycles_per_step(tmp_path: Path) -> None:
+    from measure.testing import synthetic as T
+
+    T.write_fixture_repo(tmp_path)
+    spec = tmp_path / "code" / "toy" / "experiment.yaml"
+    text = spec.read_text().replace("{n: 1048576}", "{n: 1048576, steps: 4000}")
+    spec.write_text(text.replace("{n: 67108864}", "{n: 67108864, steps: 8000}"))
+    T.write(tmp_path, T.make_result(tmp_path, times_ms={("copy", "1M"): 2.0}))
+    result = load_view(tmp_path).for_experiment("toy-copy")[0]
+    small, big = (result.table("1M"), result.table("64M"))
+    assert small is not None and big is not None
+    copy = small.row("copy")
+    assert copy is not None and copy.time_ms is not None
+    # Every synthetic sample ran at 1,980 MHz: the median time over 4,000 steps, and that in cycles.
+    assert copy.ns_per_step == pytest.approx(copy.time_ms * 1e6 / 4000)
+    assert copy.cycles_per_step == pytest.approx(copy.time_ms * 1e6 / 4000 * 1.98)
+    # Each size over its own steps.
+    assert all(r.time_ms is not None and r.ns_per_step == pytest.approx(r.time_ms * 1e6 / 8000) for r in big.rows)
