@@ -47,6 +47,12 @@ of the same rows against the copy ceiling. Options:
   (definitions: :mod:`measure.nsight.counters`). For a launch under 50 µs the time cell also gives the
   kernel's own duration, and the provenance says which time is which.
 
+A sweep, on a line of its own, shows one column of the named rows at every size of the experiment
+(or at ``sizes=``), a line per size and a column per row, then a bar per size and row::
+
+    {{ sweep bandwidth-read node=h200-1 rows=cold,warm col=gbps }}
+    {{ sweep chase-latency node=h200-1 rows=chase col=ns_per_step sizes="4 KiB","32 MiB" }}
+
 Sizes and kernels are named as the result labels them; quote labels with spaces or commas
 (``size="16384 blocks x 256 loads"``, ``rows="copy, float4 x4 grid-stride"``) or use the kernel's
 spec id (``rows=padded``). The copy-ceiling rows measured in the same run can be named too.
