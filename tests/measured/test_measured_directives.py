@@ -17,7 +17,7 @@ CASES = [
     (
         "{{ mesured day13-transpose }}",
         "unknown directive '{{ mesured }}'; did you mean 'measured'? "
-        "directives: measured, value, ratio, counter, cited, cited-table, example, observed",
+        "directives: measured, value, ratio, counter, cited, cited-table, example, observed, sweep",
     ),
     (
         "{{ measured }}",
@@ -68,7 +68,7 @@ CASES = [
     (
         "{{ }}",
         "empty or malformed directive '{{ }}'; write {{ NAME ARGS }} with NAME one of "
-        "measured, value, ratio, counter, cited, cited-table, example, observed",
+        "measured, value, ratio, counter, cited, cited-table, example, observed, sweep",
     ),
     (
         "{{ value day13-transpose size=1 size=2 row=a }}",
