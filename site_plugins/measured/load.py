@@ -152,6 +152,7 @@ def _row(entry: rs.Entry, v: rs.RowView, raw: rs.Row | None, p: rs.Provenance) -
         fp32_ref=_fp32_ref(entry),
         kind=v.kind,
         setup=tuple(sorted((raw.setup or {}).items())) if raw is not None else (),
+        experiment=(raw.experiment or "") if raw is not None else "",
     )
 
 

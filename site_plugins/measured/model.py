@@ -54,6 +54,9 @@ class Row:
     kind: str = "kernel"  # the spec's row kind: kernel, memcpy, cublas, transfer, pipeline, launch
     # The row's settings as the runner recorded them, e.g. (("math", "tf32"),) or (("l2", "warm"),).
     setup: tuple[tuple[str, str], ...] = ()
+    # The experiment the row belongs to, where the result records it (a ceiling row names its ceilings
+    # experiment); empty for older results.
+    experiment: str = ""
 
     @property
     def device_memory(self) -> bool:

@@ -46,6 +46,7 @@ class Roof:
 
     value: float
     label: str  # what was measured, e.g. "FMA chains (8 per thread), ceilings-fp32"
+    short: str = ""  # how a table header names a compute roof: "FP32", "TF32"
 
 
 @dataclass(frozen=True)
@@ -117,27 +118,40 @@ def points(results: Iterable[Result]) -> tuple[tuple[Point, ...], tuple[tuple[st
     return tuple(out), tuple((reason, n) for reason, n in counts.items() if n)
 
 
-def _best(rows: Iterable[tuple[Result, Row]], value: str) -> tuple[Result, Row] | None:
-    candidates = [(r, row) for r, row in rows if getattr(row, value) is not None and getattr(row, value) > 0]
-    return max(candidates, key=lambda pair: getattr(pair[1], value), default=None)
+Placed = tuple[Result, str, Row]  # a row with the result and the size it was measured in
+
+
+def _best(rows: Iterable[Placed], value: str) -> Placed | None:
+    candidates = [p for p in rows if getattr(p[2], value) is not None and getattr(p[2], value) > 0]
+    return max(candidates, key=lambda p: getattr(p[2], value), default=None)
+
+
+def _where(p: Placed) -> str:
+    return f"{p[2].kernel} ({p[0].experiment}, {p[1]})"
 
 
 def roofs(results: Sequence[Result]) -> tuple[Roof | None, tuple[Roof, ...]]:
-    """The bandwidth roof and the compute roofs measured in ``results`` (one node's fresh results)."""
-    ceilings = [(r, row) for r in results for t in r.tables for row in t.ceilings]
-    copy = _best(((r, row) for r, row in ceilings if row.gflops is None and row.kind == "kernel"), "gbps")
-    fp32 = _best(((r, row) for r, row in ceilings if row.gflops is not None), "gflops")
+    """The bandwidth roof and the compute roofs measured in ``results`` (one node's fresh results). The
+    ceilings are taken where they are their own experiment's rows (a result carries the ceilings of its
+    run too, but without the size they were measured at)."""
+    own: list[Placed] = []
+    for r in results:
+        for t in r.tables:
+            ceiling_ids = {(c.id, c.kernel) for c in t.ceilings if c.experiment in ("", r.experiment)}
+            own += [(r, t.size, row) for row in t.rows if (row.id, row.kernel) in ceiling_ids]
+    copy = _best((p for p in own if p[2].gflops is None and p[2].kind == "kernel"), "gbps")
+    fp32 = _best((p for p in own if p[2].gflops is not None), "gflops")
     tf32 = _best(
-        ((r, row) for r in results for t in r.tables for row in t.rows
+        ((r, t.size, row) for r in results for t in r.tables for row in t.rows
          if row.kind == "cublas" and dict(row.setup).get("math") == "tf32"),
         "gflops",
     )
-    bandwidth = Roof(copy[1].gbps, f"fastest copy kernel: {copy[1].kernel}") if copy and copy[1].gbps else None
+    bandwidth = Roof(copy[2].gbps, f"fastest copy kernel: {_where(copy)}") if copy and copy[2].gbps else None
     compute = []
-    if fp32 and fp32[1].gflops:
-        compute.append(Roof(fp32[1].gflops, f"FP32 FMA ceiling: {fp32[1].kernel}"))
-    if tf32 and tf32[1].gflops:
-        compute.append(Roof(tf32[1].gflops, f"cuBLAS TF32: {tf32[1].kernel} ({tf32[0].experiment})"))
+    if fp32 and fp32[2].gflops:
+        compute.append(Roof(fp32[2].gflops, f"FP32 FMA ceiling: {_where(fp32)}", "FP32"))
+    if tf32 and tf32[2].gflops:
+        compute.append(Roof(tf32[2].gflops, f"cuBLAS TF32: {_where(tf32)}", "TF32"))
     return bandwidth, tuple(compute)
 
 

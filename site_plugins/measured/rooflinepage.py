@@ -21,18 +21,25 @@ INTRO = (
 )
 
 
-def _point_rows(line: NodeRoofline) -> list[str]:
-    fp32 = line.compute[0] if line.compute else None
-    head = ["| Experiment | Size | Row | FLOP/B | GFLOP/s | % of the FP32 roof at its intensity |",
-            "|---|---|---|--:|--:|--:|"]
+def _point_rows(line: NodeRoofline) -> tuple[list[str], int]:
+    """The points' table (a column per compute roof: the point's GFLOP/s as a percentage of what that roof
+    allows at its intensity) and how many points sit above a roof."""
+    roofs = line.compute if line.bandwidth is not None else ()
+    head = ["| Experiment | Size | Row | FLOP/B | GFLOP/s |"
+            + "".join(f" % of the {r.short or r.label} roof at its intensity |" for r in roofs),
+            "|---|---|---|--:|--:|" + "--:|" * len(roofs)]
     rows = []
+    above = 0
     for p in sorted(line.points, key=lambda q: (q.intensity, q.experiment, q.size)):
-        roof = (attainable(p.intensity, line.bandwidth.value, fp32.value)
-                if line.bandwidth is not None and fp32 is not None else None)
-        pct = fmt.percent(100 * p.gflops / roof) if roof else fmt.DASH
+        cells = []
+        for roof in roofs:
+            assert line.bandwidth is not None
+            pct = 100 * p.gflops / attainable(p.intensity, line.bandwidth.value, roof.value)
+            cells.append(fmt.percent(pct))
+            above += pct > 100 and roof is roofs[0]
         rows.append(f"| `{p.experiment}` | {_cell(p.size)} | {_cell(p.label)} | {fmt.number(p.intensity)} | "
-                    f"{fmt.number(p.gflops)} | {pct} |")
-    return head + rows
+                    f"{fmt.number(p.gflops)} |" + "".join(f" {c} |" for c in cells))
+    return head + rows, above
 
 
 def _cell(text: str) -> str:
@@ -59,7 +66,12 @@ def node_section(line: NodeRoofline) -> list[str]:
     out += ['<div class="gloss-roofline-chart">', rooflinechart.render(line).replace(ID, f"gloss-roofline-{line.node}"),
             "</div>", ""]
     if line.points:
-        out += _point_rows(line)
+        table, above = _point_rows(line)
+        if above:
+            out += [f"{above:,} {'row sits' if above == 1 else 'rows sit'} above the lowest roof at its intensity "
+                    "(more than 100 % in the table): the slope is the fastest copy kernel measured, which reads "
+                    "and writes equal bytes, not a limit no kernel can pass.", ""]
+        out += table
     else:
         out.append("No row of this node declares FLOPs and has DRAM counters yet.")
     out.append("")

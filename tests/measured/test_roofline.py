@@ -97,10 +97,11 @@ def _row(
     setup: tuple[tuple[str, str], ...] = (),
     failed: str | None = None,
     gbps: float | None = 100.0,
+    experiment: str = "",
 ) -> Row:
     counters: dict[str, float | None] = {} if dram_mb is None else {"dram_mb": dram_mb}
     return Row(rid, time_ms, 0.0, gbps, gflops, None, None, id=rid, counters=counters, kind=kind, setup=setup,
-               failed=failed)
+               failed=failed, experiment=experiment)
 
 
 @pytest.mark.parametrize(
@@ -125,10 +126,10 @@ def test_a_row_is_placed_at_its_counted_intensity_or_says_why_not(row: Row, outc
 
 PROV = Provenance("h100-1", "NVIDIA H100 80GB HBM3", "580", "13.0", "V13.0.88", "-O3", "2026-12-05")
 CEILINGS = (
-    _row("memcpy", None, 2000.0, kind="memcpy", gbps=3000.0),
-    _row("tiles", None, 2000.0, gbps=3054.0),
-    _row("scalar", None, 2000.0, gbps=2900.0),
-    _row("fma", 63408.0, 8.65, gbps=1.0),
+    _row("memcpy", None, 2000.0, kind="memcpy", gbps=3000.0, experiment="copy-ceilings"),
+    _row("tiles", None, 2000.0, gbps=3054.0, experiment="copy-ceilings"),
+    _row("scalar", None, 2000.0, gbps=2900.0, experiment="copy-ceilings"),
+    _row("fma", 63408.0, 8.65, gbps=1.0, experiment="copy-ceilings"),
 )
 
 
@@ -140,10 +141,15 @@ def _result(experiment: str, rows: tuple[Row, ...], node: str = "h100-1", state:
 def test_the_roofs_are_the_best_fma_ceiling_the_fastest_copy_kernel_and_cublas_tf32() -> None:
     gemm = (_row("sgemm", 20000.0, None, kind="cublas", setup=(("math", "fp32"),)),
             _row("tf32", 376289.0, None, kind="cublas", setup=(("math", "tf32"),)))
-    bandwidth, compute = roofs([_result("day16-matmul", gemm), _result("reduction", (_row("tree", 700.0, 270.0),))])
-    # The driver's memcpy is not a copy kernel, and an FP32 cuBLAS GEMM is not a roof.
-    assert bandwidth == Roof(3054.0, "fastest copy kernel: tiles")
-    assert compute == (Roof(63408.0, "FP32 FMA ceiling: fma"), Roof(376289.0, "cuBLAS TF32: tf32 (day16-matmul)"))
+    results = [_result("copy-ceilings", CEILINGS), _result("day16-matmul", gemm),
+               _result("reduction", (_row("tree", 700.0, 270.0), _row("tiles", None, 1.0, gbps=9999.0)))]
+    bandwidth, compute = roofs(results)
+    # The driver's memcpy is not a copy kernel, an FP32 cuBLAS GEMM is not a roof, and a row that only
+    # shares a ceiling's id (reduction's "tiles", labelled alike here) counts only in its own experiment:
+    # the roofs are the ceilings experiments' own rows, at the size they were measured.
+    assert bandwidth == Roof(3054.0, "fastest copy kernel: tiles (copy-ceilings, big)")
+    assert compute == (Roof(63408.0, "FP32 FMA ceiling: fma (copy-ceilings, big)", "FP32"),
+                       Roof(376289.0, "cuBLAS TF32: tf32 (day16-matmul, big)", "TF32"))
 
 
 def test_points_come_from_each_experiment_s_own_rows_never_from_the_ceilings_it_carries() -> None:
@@ -156,6 +162,7 @@ def test_one_roofline_per_node_with_fresh_results_only() -> None:
     view = ResultsView(
         root=Path("."),
         results=(
+            _result("copy-ceilings", CEILINGS),
             _result("reduction", (_row("tree", 700.0, 270.0),)),
             _result("reduction", (_row("tree", 900.0, 270.0),), node="h200-1", state="stale"),
         ),
@@ -169,7 +176,8 @@ def test_one_roofline_per_node_with_fresh_results_only() -> None:
 def _line(pts: tuple[Point, ...] = ()) -> NodeRoofline:
     return NodeRoofline(
         "h100-1", "NVIDIA H100 80GB HBM3", Roof(3054.0, "fastest copy kernel: tiles"),
-        (Roof(63408.0, "FP32 FMA ceiling: fma"), Roof(376289.0, "cuBLAS TF32: tf32 (day16-matmul)")), pts, ())
+        (Roof(63408.0, "FP32 FMA ceiling: fma", "FP32"), Roof(376289.0, "cuBLAS TF32: tf32 (day16-matmul)", "TF32")),
+        pts, ())
 
 
 POINTS = (Point("reduction", "64M", "tree", "tree", 0.248, 735.0), Point("ceilings-fp32", "1M", "fma", "fma",
@@ -206,21 +214,36 @@ def test_the_chart_names_every_roof_and_ridge_and_titles_every_point() -> None:
 def test_the_page_has_a_section_per_node_with_roofs_chart_points_and_what_was_left_out() -> None:
     view = ResultsView(
         root=Path("."),
-        results=(_result("reduction", (_row("tree", 700.0, 270.0), _row("copy", None, 8.0))),),
+        results=(_result("copy-ceilings", CEILINGS), _result("reduction", (_row("tree", 700.0, 270.0),
+                                                                             _row("copy", None, 8.0)))),
         nodes=("h100-1",),
     )
     md = roofline_page(view)
     assert md.startswith("# Roofline of every measured row\n")
     assert "## h100-1 (NVIDIA H100 80GB HBM3)" in md
-    assert "- Slope: 3,054\u00a0GB/s, the fastest copy kernel: tiles." in md
-    assert "- Roof: 63,408\u00a0GFLOP/s, FP32 FMA ceiling: fma; ridge point 20.8\u00a0FLOP/B." in md
+    assert "- Slope: 3,054\u00a0GB/s, the fastest copy kernel: tiles (copy-ceilings, big)." in md
+    roof = "- Roof: 63,408\u00a0GFLOP/s, FP32 FMA ceiling: fma (copy-ceilings, big); ridge point 20.8\u00a0FLOP/B."
+    assert roof in md
     assert 'aria-labelledby="gloss-roofline-h100-1-t gloss-roofline-h100-1-d"' in md
     # 700 GFLOP/s for 1 ms over 270 MB: 2.59 FLOP/B, 8.84 % of the 7,918 GFLOP/s the slope allows there.
+    assert "| Experiment | Size | Row | FLOP/B | GFLOP/s | % of the FP32 roof at its intensity |" in md
     assert "| `reduction` | big | tree | 2.59 | 700 | 8.84\u00a0% |" in md
-    assert "Not on the chart (1 row):\n\n- no FLOPs declared: 1" in md
+    # The ceilings' own rows are points too (the FMA chains), or are counted out (the copies: no FLOPs).
+    assert "| `copy-ceilings` | big | fma | 7,330 | 63,408 | 100\u00a0% |" in md
+    assert "Not on the chart (4 rows):\n\n- no FLOPs declared: 4" in md
 
 
 def test_the_page_says_so_when_no_node_has_a_fresh_result() -> None:
     md = roofline_page(ResultsView(root=Path("."), results=(), nodes=("h100-1",)))
     assert md.endswith("No node has a fresh result yet.\n")
 
+
+
+def test_rows_above_the_slope_are_counted_and_the_slope_is_called_a_measurement() -> None:
+    fast = _row("stream", 1100.0, 4000.0)  # 1,100 GFLOP/s at 0.275 FLOP/B: 131 % of the 840 the slope allows
+    view = ResultsView(root=Path("."), results=(_result("copy-ceilings", CEILINGS), _result("ls", (fast,))),
+                       nodes=("h100-1",))
+    md = roofline_page(view)
+    assert ("1 row sits above the lowest roof at its intensity (more than 100 % in the table): the slope is the "
+            "fastest copy kernel measured, which reads and writes equal bytes, not a limit no kernel can pass.") in md
+    assert "| `ls` | big | stream | 0.275 | 1,100 | 131\u00a0% |" in md
