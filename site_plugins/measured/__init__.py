@@ -1,4 +1,6 @@
-"""Measurements in pages: table embeds, values in prose, the hand-typed-figure lint, the Measurements page.
+"""Measurements in pages: table embeds, values in prose, the hand-typed-figure lint, the Measurements page
+and the Roofline page (every measured row under each node's measured roofs: roofline.py, rooflinechart.py,
+rooflinepage.py).
 
 A page can show only what a fresh, verified result on a registered node says; anything else is a
 ``path:line: problem; remedy`` whose remedy names the ``gloss measure run`` command.

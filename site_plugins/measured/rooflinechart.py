@@ -83,14 +83,15 @@ def roof_path(ax: Axes, compute: float, bandwidth: float) -> list[tuple[float, f
 
 
 def legend(line: NodeRoofline) -> list[tuple[str, str]]:
-    """(dash, text) per roof: its value, what was measured and, for a compute roof, the ridge point."""
+    """(dash, text) per roof: its value and, for a compute roof, the ridge point (the page's list above the
+    chart says what each roof measured)."""
     out = []
     if line.bandwidth is not None:
-        out.append(("", f"slope: {fmt.quantity(line.bandwidth.value, 'GB/s')}, {line.bandwidth.label}"))
+        out.append(("", f"slope: the fastest copy kernel, {fmt.quantity(line.bandwidth.value, 'GB/s')}"))
     for roof, dash in zip(line.compute, DASHES, strict=False):
         r = line.ridge(roof)
-        ridge_text = f"; ridge at {fmt.quantity(r, 'FLOP/B')}" if r is not None else ""
-        out.append((dash, f"{fmt.quantity(roof.value, 'GFLOP/s')}, {roof.label}{ridge_text}"))
+        ridge_text = f", ridge at {fmt.quantity(r, 'FLOP/B')}" if r is not None else ""
+        out.append((dash, f"{roof.short or roof.label} roof: {fmt.quantity(roof.value, 'GFLOP/s')}{ridge_text}"))
     return out
 
 
