@@ -58,6 +58,7 @@ class Project:
 def load_project(root: Path, docs_dir: str) -> Project:
     """Read the project under ``root`` once; :class:`UsageError` when ``root/docs_dir`` is not a folder."""
     from site_plugins import measured
+    from site_plugins.cli.check import options as check_options
     from site_plugins.content import load_content
     from site_plugins.publishing import pipeline
 
@@ -65,7 +66,8 @@ def load_project(root: Path, docs_dir: str) -> Project:
     if not (root / docs_dir).is_dir():
         raise UsageError(f"no content folder at {root / docs_dir}; run in the project root or pass --root")
     content, problems = load_content(root, docs_dir)
-    view = measured.load_view(root)
+    # Prose figures come from the node mkdocs.yml names, as in the build: the same values, the same fingerprint.
+    view = measured.load_view(root, check_options(root).default_node)
     # One pass: each entry is expanded and its code read once, for its fingerprint and its checks.
     staged = {e.path: pipeline.stage(root, e, view) for e in content.entries()}
     signables = {e.path: pipeline.signable(root, e, view, staged[e.path]) for e in content.entries()}

@@ -24,8 +24,9 @@ _NVCC_RELEASE = re.compile(r"V\d+(?:\.\d+)+")
 MIB = 1024 * 1024
 
 
-def load_view(root: Path) -> ResultsView:
-    """Every (experiment, node) the results module knows of, judged, as page-ready data."""
+def load_view(root: Path, default_node: str | None = None) -> ResultsView:
+    """Every (experiment, node) the results module knows of, judged, as page-ready data. ``default_node``:
+    the node whose figures prose quotes where an entry names none (the gloss plugin's option)."""
     result_set = rs.load_all(root)
     results = tuple(_result(root, e) for e in result_set.entries)
     nodes, _ = load_nodes(root)  # its problems are among the result set's
@@ -36,6 +37,8 @@ def load_view(root: Path) -> ResultsView:
         experiments=tuple(sorted(result_set.declared)),
         setup_problems=tuple(result_set.setup_problems),
         problems=tuple(audit.problems(result_set, nodes)),
+        gpus={name: n.gpu for name, n in nodes.items()},
+        default_node=default_node,
     )
 
 
@@ -58,6 +61,7 @@ def provenance(p: rs.Provenance) -> Provenance:
         flags=" ".join(p.nvcc_flags),
         captured=p.finished_utc[:10],
         commit=p.git_commit,
+        l2_bytes=p.l2_bytes,
     )
 
 
@@ -153,6 +157,7 @@ def _row(entry: rs.Entry, v: rs.RowView, raw: rs.Row | None, p: rs.Provenance) -
         kind=v.kind,
         setup=tuple(sorted((raw.setup or {}).items())) if raw is not None else (),
         experiment=(raw.experiment or "") if raw is not None else "",
+        sm_clock_mhz=_finite(v.sm_clock_mhz),
     )
 
 
