@@ -20,7 +20,7 @@ from site_plugins.measured.chart import FONT, ID, LINE_H, WIDTH
 from site_plugins.measured.roofline import NodeRoofline, decades
 
 LEFT = 40.0  # room for the GFLOP/s tick labels (up to four characters, e.g. 100k) left of the plot
-RIGHT = 16.0  # half of the last x tick label (e.g. 100k) past the plot's right edge
+RIGHT = 8.0
 PLOT_H = 240.0
 SWATCH = 20.0
 LEGEND_CHARS = 48  # a legend line's text wraps at this many characters (7.6 units each at most)
@@ -118,15 +118,17 @@ def render(line: NodeRoofline) -> str:
         x = ax.x(10.0**k)
         parts.append(f'<line class="gloss-chart-axis" x1="{_n(x)}" y1="{_n(bottom)}" x2="{_n(x)}" '
                      f'y2="{_n(bottom + 4)}" stroke="currentColor" stroke-opacity="0.4"/>')
-        parts.append(f'<text class="gloss-chart-tick" x="{_n(x)}" y="{_n(bottom + 4 + LINE_H - 4)}" '
-                     f'text-anchor="middle">{tick_text(k)}</text>')
+        # A line below the axis, clear of the lowest GFLOP/s label; the last one ends at the plot's edge.
+        anchor = "end" if k == ax.x_hi else "middle"
+        parts.append(f'<text class="gloss-chart-tick" x="{_n(x)}" y="{_n(bottom + 4 + LINE_H)}" '
+                     f'text-anchor="{anchor}">{tick_text(k)}</text>')
     for k in range(ax.y_lo, ax.y_hi + 1):
         yy = ax.y(10.0**k)
         parts.append(f'<line class="gloss-chart-axis" x1="{_n(ax.left - 4)}" y1="{_n(yy)}" x2="{_n(ax.left)}" '
                      f'y2="{_n(yy)}" stroke="currentColor" stroke-opacity="0.4"/>')
         parts.append(f'<text class="gloss-chart-tick" x="{_n(ax.left - 6)}" y="{_n(yy + 4.5)}" '
                      f'text-anchor="end">{tick_text(k)}</text>')
-    parts.append(f'<text class="gloss-chart-unit" x="{_n(ax.left + ax.width)}" y="{_n(bottom + 4 + 2 * LINE_H - 4)}" '
+    parts.append(f'<text class="gloss-chart-unit" x="{_n(ax.left + ax.width)}" y="{_n(bottom + 4 + 2 * LINE_H)}" '
                  'text-anchor="end">FLOP per DRAM byte (log scale)</text>')
     if line.bandwidth is not None:
         for roof, dash in zip(line.compute, DASHES, strict=False):
@@ -139,7 +141,7 @@ def render(line: NodeRoofline) -> str:
                f"{fmt.quantity(p.intensity, 'FLOP/B')}")
         parts.append(f'<circle class="gloss-chart-bar" cx="{_n(ax.x(p.intensity))}" cy="{_n(ax.y(p.gflops))}" '
                      f'r="{POINT_R}"><title>{escape(tip)}</title></circle>')
-    height = bottom + 4 + 2 * LINE_H
+    height = bottom + 8 + 2 * LINE_H
     title = f"Roofline of {line.node} ({line.gpu}): {len(line.points)} measured rows"
     desc = "; ".join(text for _, text in legend(line)) or "no roof measured"
     head = [
