@@ -7,7 +7,7 @@ from collections import Counter
 
 from site_plugins.measured import fmt, notes
 from site_plugins.measured.comparison import MIB, Pair, all_pairs, anchor, copy_ratio, fastest_copy_gbps, nodes
-from site_plugins.measured.gpudiff import CLOCK_MATCH, REASON_WORDS, THRESHOLD, Reason, short
+from site_plugins.measured.gpudiff import CLOCK_MATCH, COPY_MATCH, REASON_WORDS, THRESHOLD, Reason, short
 from site_plugins.measured.model import ResultsView
 
 TITLE = "GPU comparison"
@@ -37,10 +37,13 @@ def comparison_page(view: ResultsView) -> str | None:
         "from its L2 cache.",
         f"3. **{REASON_WORDS['clock']}**: the median SM clocks read with the timed samples differ by more than "
         f"{100 * CLOCK_MATCH:g}{fmt.NBSP}% and their ratio matches the time ratio within as much.",
-        f"4. **{REASON_WORDS['bandwidth']}**: the same DRAM bytes, and a ratio within {pct} of the ratio of the "
+        f"4. **{REASON_WORDS['bandwidth']}**: the same DRAM bytes, and a ratio within {100 * COPY_MATCH:g}{fmt.NBSP}% "
+        "of the ratio of the "
         "two GPUs' fastest copy kernels in the same run (the driver's memcpy, which has no counters of its own, "
         "by that ratio alone).",
-        f"5. **{REASON_WORDS['below-copy']}**: the same DRAM bytes, slower, but by less than the copies.",
+        f"5. **{REASON_WORDS['below-copy']}**: the same DRAM bytes, slower, but by less than the copies: "
+        "DRAM bandwidth can account for only part of the difference, and a row limited by something else "
+        "(too few loads in flight, say) lands here too.",
         f"6. **{REASON_WORDS['unexplained']}**: none of the above; the page says so rather than guess.",
         "",
     ]

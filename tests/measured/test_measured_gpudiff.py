@@ -30,14 +30,17 @@ CASES = [
     ("same bytes, tracks the copies", side(H100, 1.30), side(H200, 1.0), 1.33, "bandwidth",
      "the same DRAM bytes (within 10 %) on both, and each node's fastest copy kernel in the same run differs by "
      "1.33\u00d7: the row tracks DRAM bandwidth"),
-    ("ten percent off the copy ratio still tracks it", side(H100, 1.20), side(H200, 1.0), 1.33, "bandwidth", None),
+    ("five percent off the copy ratio still tracks it", side(H100, 1.27), side(H200, 1.0), 1.33, "bandwidth", None),
+    # A latency-bound row (one load in flight per thread) measured 1.24x against copies 1.35x: not bandwidth.
+    ("eight percent below the copy ratio is at most partly bandwidth", side(H100, 1.24), side(H200, 1.0), 1.35,
+     "below-copy", None),
     ("slower by less than the copies", side(H100, 1.15), side(H200, 1.0), 1.33, "below-copy",
      "the same DRAM bytes (within 10 %) on both; the fastest copies differ by 1.33\u00d7, more than this row: "
      "DRAM bandwidth accounts for at most part of the difference"),
     ("a slower SM clock", side(H100, 1.25, clock=1584.0), side(H200, 1.0, clock=1980.0), 1.33, "clock",
      f"the SM clock recorded with the samples was 1,584{NB}MHz on the H100 and 1,980{NB}MHz on the H200, a "
      "ratio of 1.25\u00d7"),
-    ("a clock difference that does not match the time", side(H100, 1.25, clock=1880.0), side(H200, 1.0), 1.33,
+    ("a clock difference that does not match the time", side(H100, 1.30, clock=1880.0), side(H200, 1.0), 1.33,
      "bandwidth", None),
     ("slower than the copies", side(H100, 1.60), side(H200, 1.0), 1.33, "unexplained",
      f"the same DRAM bytes (within 10 %); SM clocks 1,980 and 1,980{NB}MHz; fastest copies differ by "
