@@ -38,6 +38,7 @@ class Point:
     label: str  # the row's label, as tables show it
     intensity: float  # FLOP per DRAM byte
     gflops: float
+    math: str = "fp32"  # the arithmetic its FLOPs are done in: its roof is the compute roof of that math
 
 
 @dataclass(frozen=True)
@@ -60,6 +61,10 @@ class NodeRoofline:
 
     def ridge(self, roof: Roof) -> float | None:
         return ridge(roof.value, self.bandwidth.value) if self.bandwidth is not None else None
+
+    def roof_of(self, point: Point) -> Roof | None:
+        """The compute roof of the point's own math (FP32 FMAs, or TF32 tensor cores), if measured."""
+        return next((r for r in self.compute if r.short == point.math.upper()), None)
 
 
 def ridge(compute_gflops: float, bandwidth_gbps: float) -> float:
@@ -99,7 +104,7 @@ def placed(row: Row) -> Point | str:
         return NO_COUNTERS
     if dram <= 0:
         return NO_DRAM
-    return Point("", "", row.id, row.kernel, launch_flop(row.gflops, row.time_ms) / dram, row.gflops)
+    return Point("", "", row.id, row.kernel, launch_flop(row.gflops, row.time_ms) / dram, row.gflops, row.math)
 
 
 def points(results: Iterable[Result]) -> tuple[tuple[Point, ...], tuple[tuple[str, int], ...]]:
@@ -112,7 +117,7 @@ def points(results: Iterable[Result]) -> tuple[tuple[Point, ...], tuple[tuple[st
             for row in table.rows:
                 p = placed(row)
                 if isinstance(p, Point):
-                    out.append(Point(r.experiment, table.size, p.row, p.label, p.intensity, p.gflops))
+                    out.append(Point(r.experiment, table.size, p.row, p.label, p.intensity, p.gflops, p.math))
                 else:
                     counts[p] += 1
     return tuple(out), tuple((reason, n) for reason, n in counts.items() if n)
@@ -141,11 +146,8 @@ def roofs(results: Sequence[Result]) -> tuple[Roof | None, tuple[Roof, ...]]:
             own += [(r, t.size, row) for row in t.rows if (row.id, row.kernel) in ceiling_ids]
     copy = _best((p for p in own if p[2].gflops is None and p[2].kind == "kernel"), "gbps")
     fp32 = _best((p for p in own if p[2].gflops is not None), "gflops")
-    tf32 = _best(
-        ((r, t.size, row) for r in results for t in r.tables for row in t.rows
-         if row.kind == "cublas" and dict(row.setup).get("math") == "tf32"),
-        "gflops",
-    )
+    tf32 = _best(((r, t.size, row) for r in results for t in r.tables for row in t.rows
+                  if row.kind == "cublas" and row.math == "tf32"), "gflops")
     bandwidth = Roof(copy[2].gbps, f"fastest copy kernel: {_where(copy)}") if copy and copy[2].gbps else None
     compute = []
     if fp32 and fp32[2].gflops:

@@ -22,23 +22,20 @@ INTRO = (
 
 
 def _point_rows(line: NodeRoofline) -> tuple[list[str], int]:
-    """The points' table (a column per compute roof: the point's GFLOP/s as a percentage of what that roof
-    allows at its intensity) and how many points sit above a roof."""
-    roofs = line.compute if line.bandwidth is not None else ()
-    head = ["| Experiment | Size | Row | FLOP/B | GFLOP/s |"
-            + "".join(f" % of the {r.short or r.label} roof at its intensity |" for r in roofs),
-            "|---|---|---|--:|--:|" + "--:|" * len(roofs)]
+    """The points' table, each point against the roofline of its own math (an FP32 kernel under the FP32
+    roof, a TF32 tensor-core kernel under the TF32 roof: a share of the other would compare two units'
+    peaks), and how many points sit above their roofline."""
+    head = ["| Experiment | Size | Row | FLOP/B | GFLOP/s | Roof | % of that roofline at its intensity |",
+            "|---|---|---|--:|--:|---|--:|"]
     rows = []
     above = 0
     for p in sorted(line.points, key=lambda q: (q.intensity, q.experiment, q.size)):
-        cells = []
-        for roof in roofs:
-            assert line.bandwidth is not None
-            pct = 100 * p.gflops / attainable(p.intensity, line.bandwidth.value, roof.value)
-            cells.append(fmt.percent(pct))
-            above += pct > 100 and roof is roofs[0]
+        roof = line.roof_of(p)
+        pct = (100 * p.gflops / attainable(p.intensity, line.bandwidth.value, roof.value)
+               if roof is not None and line.bandwidth is not None else None)
+        above += pct is not None and pct > 100
         rows.append(f"| `{p.experiment}` | {_cell(p.size)} | {_cell(p.label)} | {fmt.number(p.intensity)} | "
-                    f"{fmt.number(p.gflops)} |" + "".join(f" {c} |" for c in cells))
+                    f"{fmt.number(p.gflops)} | {roof.short if roof else fmt.DASH} | {fmt.percent(pct)} |")
     return head + rows, above
 
 
@@ -68,9 +65,9 @@ def node_section(line: NodeRoofline) -> list[str]:
     if line.points:
         table, above = _point_rows(line)
         if above:
-            out += [f"{above:,} {'row sits' if above == 1 else 'rows sit'} above the lowest roof at its intensity "
-                    "(more than 100 % in the table): the slope is the fastest copy kernel measured, which reads "
-                    "and writes equal bytes, not a limit no kernel can pass.", ""]
+            out += [f"{above:,} {'row sits' if above == 1 else 'rows sit'} above its roofline (more than 100 % in "
+                    "the table): the slope is the fastest copy kernel measured, which reads and writes equal bytes, "
+                    "not a limit no kernel can pass.", ""]
         out += table
     else:
         out.append("No row of this node declares FLOPs and has DRAM counters yet.")

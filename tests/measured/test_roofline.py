@@ -98,10 +98,11 @@ def _row(
     failed: str | None = None,
     gbps: float | None = 100.0,
     experiment: str = "",
+    math: str = "fp32",
 ) -> Row:
     counters: dict[str, float | None] = {} if dram_mb is None else {"dram_mb": dram_mb}
     return Row(rid, time_ms, 0.0, gbps, gflops, None, None, id=rid, counters=counters, kind=kind, setup=setup,
-               failed=failed, experiment=experiment)
+               failed=failed, experiment=experiment, math=math)
 
 
 @pytest.mark.parametrize(
@@ -140,7 +141,7 @@ def _result(experiment: str, rows: tuple[Row, ...], node: str = "h100-1", state:
 
 def test_the_roofs_are_the_best_fma_ceiling_the_fastest_copy_kernel_and_cublas_tf32() -> None:
     gemm = (_row("sgemm", 20000.0, None, kind="cublas", setup=(("math", "fp32"),)),
-            _row("tf32", 376289.0, None, kind="cublas", setup=(("math", "tf32"),)))
+            _row("tf32", 376289.0, None, kind="cublas", setup=(("math", "tf32"),), math="tf32"))
     results = [_result("copy-ceilings", CEILINGS), _result("day16-matmul", gemm),
                _result("reduction", (_row("tree", 700.0, 270.0), _row("tiles", None, 1.0, gbps=9999.0)))]
     bandwidth, compute = roofs(results)
@@ -226,10 +227,10 @@ def test_the_page_has_a_section_per_node_with_roofs_chart_points_and_what_was_le
     assert roof in md
     assert 'aria-labelledby="gloss-roofline-h100-1-t gloss-roofline-h100-1-d"' in md
     # 700 GFLOP/s for 1 ms over 270 MB: 2.59 FLOP/B, 8.84 % of the 7,918 GFLOP/s the slope allows there.
-    assert "| Experiment | Size | Row | FLOP/B | GFLOP/s | % of the FP32 roof at its intensity |" in md
-    assert "| `reduction` | big | tree | 2.59 | 700 | 8.84\u00a0% |" in md
+    assert "| Experiment | Size | Row | FLOP/B | GFLOP/s | Roof | % of that roofline at its intensity |" in md
+    assert "| `reduction` | big | tree | 2.59 | 700 | FP32 | 8.84\u00a0% |" in md
     # The ceilings' own rows are points too (the FMA chains), or are counted out (the copies: no FLOPs).
-    assert "| `copy-ceilings` | big | fma | 7,330 | 63,408 | 100\u00a0% |" in md
+    assert "| `copy-ceilings` | big | fma | 7,330 | 63,408 | FP32 | 100\u00a0% |" in md
     assert "Not on the chart (4 rows):\n\n- no FLOPs declared: 4" in md
 
 
@@ -244,6 +245,17 @@ def test_rows_above_the_slope_are_counted_and_the_slope_is_called_a_measurement(
     view = ResultsView(root=Path("."), results=(_result("copy-ceilings", CEILINGS), _result("ls", (fast,))),
                        nodes=("h100-1",))
     md = roofline_page(view)
-    assert ("1 row sits above the lowest roof at its intensity (more than 100 % in the table): the slope is the "
-            "fastest copy kernel measured, which reads and writes equal bytes, not a limit no kernel can pass.") in md
-    assert "| `ls` | big | stream | 0.275 | 1,100 | 131\u00a0% |" in md
+    assert ("1 row sits above its roofline (more than 100 % in the table): the slope is the fastest copy kernel "
+            "measured, which reads and writes equal bytes, not a limit no kernel can pass.") in md
+    assert "| `ls` | big | stream | 0.275 | 1,100 | FP32 | 131\u00a0% |" in md
+
+
+def test_a_tensor_core_row_is_measured_against_the_tf32_roofline_and_without_one_gets_none() -> None:
+    wmma = _row("wmma", 39000.0, 112.0, math="tf32")  # 348 FLOP/B: right of both ridges
+    tf32 = _row("tf32", 364000.0, None, kind="cublas", math="tf32")
+    view = ResultsView(root=Path("."), results=(_result("copy-ceilings", CEILINGS), _result("mm", (wmma, tf32))),
+                       nodes=("h100-1",))
+    assert "| `mm` | big | wmma | 348 | 39,000 | TF32 | 10.7\u00a0% |" in roofline_page(view)
+    alone = ResultsView(root=Path("."), results=(_result("copy-ceilings", CEILINGS), _result("mm", (wmma,))),
+                        nodes=("h100-1",))
+    assert "| `mm` | big | wmma | 348 | 39,000 | \u2014 | \u2014 |" in roofline_page(alone)
