@@ -1,4 +1,6 @@
-"""Measurements in pages: table embeds, values in prose, the hand-typed-figure lint, the Measurements page.
+"""Measurements in pages: table embeds, values in prose, the hand-typed-figure lint, the Measurements page
+and the Roofline page (every measured row under each node's measured roofs: roofline.py, rooflinechart.py,
+rooflinepage.py).
 
 A page can show only what a fresh, verified result on a registered node says; anything else is a
 ``path:line: problem; remedy`` whose remedy names the ``gloss measure run`` command.
@@ -33,7 +35,9 @@ of the same rows against the copy ceiling. Options:
   ``pct_shared_peak`` (shared-memory GB/s over what every SM's 32 four-byte banks serve per clock, at
   the median SM clock recorded with the row's samples), ``registers`` (per thread: the compiler's
   count the runner recorded when it loaded the module, or the counter pass's), ``us_per_launch``
-  (``kind: launch`` rows: median sample over launches per sample), ``pct_fp32`` (GFLOP/s as % of the
+  (``kind: launch`` rows: median sample over launches per sample), ``ns_per_step`` and
+  ``cycles_per_step`` (sizes that declare a ``steps`` dim, e.g. a pointer chase: the median over the
+  steps, and that in SM cycles at the median SM clock recorded with the samples), ``pct_fp32`` (GFLOP/s as % of the
   run's FP32 ceiling, the fastest ceiling row declaring FLOPs; the header names that row and its
   GFLOP/s), and, in tables only, ``pct:ID`` (the experiment's metric as % of row ``ID`` of the same
   experiment and size or of the run's ceilings; header "% of <that row's label>", e.g.
@@ -46,6 +50,12 @@ of the same rows against the copy ceiling. Options:
   ``dram_ratio``, ``occupancy_pct``, ``registers``, ``ktime`` (the kernel's own µs), ``sm_clock_mhz``
   (definitions: :mod:`measure.nsight.counters`). For a launch under 50 µs the time cell also gives the
   kernel's own duration, and the provenance says which time is which.
+
+A sweep, on a line of its own, shows one column of the named rows at every size of the experiment
+(or at ``sizes=``), a line per size and a column per row, then a bar per size and row::
+
+    {{ sweep bandwidth-read node=h200-1 rows=cold,warm col=gbps }}
+    {{ sweep chase-latency node=h200-1 rows=chase col=ns_per_step sizes="4 KiB","32 MiB" }}
 
 Sizes and kernels are named as the result labels them; quote labels with spaces or commas
 (``size="16384 blocks x 256 loads"``, ``rows="copy, float4 x4 grid-stride"``) or use the kernel's
@@ -119,6 +129,7 @@ from site_plugins.measured.expand import DIRECTIVES, Expansion, expand, lint_fig
 from site_plugins.measured.load import load_view
 from site_plugins.measured.model import ResultsView
 from site_plugins.measured.page import measurements_page
+from site_plugins.measured.rooflinepage import roofline_page
 
 CSS_ASSET = "measured/measured.css"  # under site_plugins/assets/, served as assets/gloss/measured/measured.css
 
@@ -133,4 +144,5 @@ __all__ = [
     "lint_figures",
     "load_view",
     "measurements_page",
+    "roofline_page",
 ]

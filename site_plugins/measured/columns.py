@@ -31,6 +31,8 @@ def figure(row: Row, column: Column) -> float | None:
         "pct_shared_peak": row.pct_shared_peak,
         "pct_fp32": row.pct_fp32,
         "us_per_launch": row.us_per_launch,
+        "ns_per_step": row.ns_per_step,
+        "cycles_per_step": row.cycles_per_step,
     }
     if column == "registers" and row.registers is not None:  # the compiler's count, recorded at load
         return float(row.registers)

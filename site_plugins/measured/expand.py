@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from site_plugins.files.messages import Problem
-from site_plugins.measured import chart, columns, counterref, lint, observed, render
+from site_plugins.measured import chart, columns, counterref, lint, observed, render, sweep
 from site_plugins.measured import comparison as two_gpus
 from site_plugins.measured.fmt import COLUMNS, Column
 from site_plugins.measured.model import NOT_MEASURED, ResultsView
@@ -87,6 +87,8 @@ SPECS: dict[str, _Spec] = {
         ("size", "node", "row", "field", "limit"),
         example=observed.EXAMPLE,
     ),
+    # On a line of its own: one column of the named rows at every size (site_plugins/measured/sweep.py).
+    "sweep": _Spec("an experiment id", ("node", "col"), ("rows", "sizes"), required=("col",), example=sweep.EXAMPLE),
 }
 DIRECTIVES = tuple(SPECS)
 
@@ -184,6 +186,15 @@ class _Page:
         self.experiments.setdefault(experiment, None)
         rows = d.options.get("rows")
         cols = d.options.get("cols")
+        if d.name == "sweep":
+            sizes = d.options.get("sizes")
+            found = sweep.sweep(self.view, experiment, node=_one(d, "node") or self.node,
+                                kernels=list(rows) if rows else None,
+                                column=_one(d, "col") or "", sizes=list(sizes) if sizes else None)
+            if isinstance(found, Failure):
+                self.problem(d.line, found)
+                return render.banner(found, preview=self.preview, what=experiment)
+            return self.place(found)
         shown = render.embed(
             self.view,
             experiment,
@@ -319,12 +330,12 @@ def expand(
                     "'{{ cited-table }}' must stand alone on the line right under a Markdown table",
                     "put it on its own line directly below the table's last row"))
                 edits.setdefault(seg.line, []).append((start, end, _marked(d.raw)))
-            elif d.name == "measured":
+            elif d.name in ("measured", "sweep"):
                 if text[:start].strip() or text[end:].strip():
                     page.problem(
                         seg.line,
                         Failure(
-                            "'{{ measured }}' must stand alone on its line",
+                            f"'{{{{ {d.name} }}}}' must stand alone on its line",
                             "put the table embed on a line of its own",
                         ),
                     )

@@ -34,6 +34,8 @@ TIMING_COLUMNS: dict[Column, tuple[str, str]] = {
     "pct_shared_peak": ("% of banks", "%"),
     "pct_fp32": ("% of FP32 ceiling", "%"),
     "us_per_launch": ("\u00b5s per launch", "\u00b5s"),
+    "ns_per_step": ("ns per step", "ns"),
+    "cycles_per_step": ("Cycles per step", "cycles"),
 }
 #: A table column relative to a named row of the same experiment and size: ``pct:ID`` (its header
 #: names that row: "% of cuBLAS SGEMM").

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from measure.experiment.nodes import load_nodes
 from measure.nsight import counters as C
-from measure.store import audit
+from measure.store import audit, stats
 from measure.store import results as rs
 from site_plugins.measured import fmt
 from site_plugins.measured.model import (
@@ -193,6 +193,7 @@ def _row(entry: rs.Entry, v: rs.RowView, raw: rs.Row | None, p: rs.Provenance) -
     pct_copy, copy_ref = _copy_ref(entry, v)
     suspect, found = _judged(v, raw, p)
     math = math_of(raw)
+    steps = _per_step(entry, v, raw)
     return Row(
         kernel=v.label,
         id=v.kernel,
@@ -212,12 +213,33 @@ def _row(entry: rs.Entry, v: rs.RowView, raw: rs.Row | None, p: rs.Provenance) -
         findings=found,
         math=math,
         us_per_launch=_finite(v.us_per_launch),
+        ns_per_step=steps[0],
+        cycles_per_step=steps[1],
         # A TF32 (tensor-core) rate as a share of the FP32 FMA ceiling compares two different units' peaks.
         pct_fp32=_finite(entry.pct_of_fp32(v)) if math == "fp32" else None,
         fp32_ref=_fp32_ref(entry),
         kind=v.kind,
+        setup=tuple(sorted((raw.setup or {}).items())) if raw is not None else (),
+        experiment=(raw.experiment or "") if raw is not None else "",
         sm_clock_mhz=_finite(v.sm_clock_mhz),
     )
+
+
+def per_step(median_ms: float, steps: int, clocks_mhz: Sequence[int], floor_mhz: int) -> tuple[float, float | None]:
+    """(ns per step, SM cycles per step): the median over the size's ``steps``, and that at the median SM
+    clock of the kept samples (readings at or above ``floor_mhz``, as the summary keeps them; None when
+    there is no such reading)."""
+    ns = median_ms * 1e6 / steps
+    clocks = [float(c) for c in clocks_mhz if c > 0 and c >= floor_mhz]
+    return ns, (ns * stats.median(clocks) / 1000.0 if clocks else None)
+
+
+def _per_step(entry: rs.Entry, v: rs.RowView, raw: rs.Row | None) -> tuple[float | None, float | None]:
+    steps = raw.dims.get("steps") if raw is not None else None
+    if raw is None or not steps or steps <= 0 or raw.samples is None or entry.result is None:
+        return None, None
+    ns, cycles = per_step(v.median_ms, steps, raw.samples.sm_clock_mhz, entry.result.settings.min_sm_clock_mhz)
+    return _finite(ns), _finite(cycles)
 
 
 def _fp32_ref(entry: rs.Entry) -> str:

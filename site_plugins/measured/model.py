@@ -57,6 +57,10 @@ class Row:
     pct_shared_peak: float | None = None  # shared GB/s over all SMs' banks at the recorded SM clock
     registers: int | None = None  # per thread, the compiler's count for the row's function
     us_per_launch: float | None = None  # kind 'launch': median sample / launches per sample
+    # Where the size declares ``steps`` (dependent steps per launch, e.g. a pointer chase): the median
+    # over the steps, and that in SM clock cycles at the median clock recorded with the samples.
+    ns_per_step: float | None = None
+    cycles_per_step: float | None = None
     pct_fp32: float | None = None  # % of the FP32 ceiling (best compute ceiling row) of the same run
     fp32_ref: str = ""  # what "% of FP32" divides by, e.g. "FMA chains (8 per thread), 62,981 GFLOP/s"
     # What the row's findings say (DRAM bytes against the declared ones, an L2 fit, a clock below the
@@ -66,6 +70,11 @@ class Row:
     # math, or a kernel whose function name says tf32). Shares of an FP32 figure are not given for TF32.
     math: str = "fp32"
     kind: str = "kernel"  # the spec's row kind: kernel, memcpy, cublas, transfer, pipeline, launch
+    # The row's settings as the runner recorded them, e.g. (("math", "tf32"),) or (("l2", "warm"),).
+    setup: tuple[tuple[str, str], ...] = ()
+    # The experiment the row belongs to, where the result records it (a ceiling row names its ceilings
+    # experiment); empty for older results.
+    experiment: str = ""
     sm_clock_mhz: float | None = None  # median SM clock NVML read with the kept samples
 
     @property

@@ -124,7 +124,7 @@ def parse(inside: str, line: int, start: int, end: int) -> Directive:
         raise SyntaxProblem(
             f"empty or malformed directive '{raw}'",
             "write {{ NAME ARGS }} with NAME one of measured, value, ratio, counter, cited, cited-table, example, "
-            "observed",
+            "observed, sweep",
         )
     name = tokens[0][1][0]
     positional: list[str] = []

@@ -39,6 +39,7 @@ from site_plugins.signoff.signable import Signable, Tree, WorkTree
 GLOSSARY_INDEX = "terms/index.md"
 LESSON_INDEX = "lessons/index.md"
 MEASUREMENTS_PAGE = "measurements.md"
+ROOFLINE_PAGE = "roofline.md"
 
 
 @dataclass
@@ -322,6 +323,7 @@ def prepare(root: Path, docs_dir: str = "content", *, preview: bool = False,
     names, ledes = {t.src_uri: name for t, name in named}, {t.src_uri: t.lede for t in terms}
     build.pages.update(nav.pages(build.letters, titles=names, ledes=ledes, index_uri=GLOSSARY_INDEX))
     build.pages[MEASUREMENTS_PAGE] = measured.measurements_page(view, embedded_by)
+    build.pages[ROOFLINE_PAGE] = measured.roofline_page(view)
     compared = measured.comparison_page(view)
     if compared is not None:
         build.pages[measured.COMPARISON_PAGE] = compared

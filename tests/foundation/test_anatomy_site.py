@@ -161,7 +161,7 @@ def test_published_build_of_unsigned_content_has_only_index_pages(tmp_path: Path
     site = build_site(make_site(tmp_path, project()))
     pages = sorted(p.relative_to(site).as_posix() for p in site.rglob("*.html"))
     assert pages == ["404.html", "index.html", "lessons/index.html", "measurements/index.html",
-                     "terms/index.html"]
+                     "roofline/index.html", "terms/index.html"]
     assert ('<p class="gloss-pending">2 terms await sign-off and are not shown here yet.</p>'
             in html(site, "terms/index.html"))
     assert ('<p class="gloss-pending">1 lesson awaits sign-off and is not shown here yet.</p>'

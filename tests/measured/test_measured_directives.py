@@ -17,7 +17,7 @@ CASES = [
     (
         "{{ mesured day13-transpose }}",
         "unknown directive '{{ mesured }}'; did you mean 'measured'? "
-        "directives: measured, value, ratio, counter, cited, cited-table, example, observed",
+        "directives: measured, value, ratio, counter, cited, cited-table, example, observed, sweep",
     ),
     (
         "{{ measured }}",
@@ -41,7 +41,8 @@ CASES = [
         "{{ value day13-transpose col=gbs row=copy }}",
         "unknown column 'gbs' in '{{ value }}'; did you mean 'gbps'? "
         "columns: time, iqr, gbps, shared_gbps, gflops, pct_copy, pct_peak, pct_shared_peak, pct_fp32, "
-        "us_per_launch, conflict_ways_ld, conflict_ways_st, conflict_ways, sectors_per_req_ld, sectors_per_req_st, "
+        "us_per_launch, ns_per_step, cycles_per_step, conflict_ways_ld, conflict_ways_st, conflict_ways, "
+        "sectors_per_req_ld, sectors_per_req_st, "
         "sectors_per_req, global_ld_mb, global_st_mb, "
         "l2_mb, dram_read_mb, dram_write_mb, dram_mb, dram_ratio, occupancy_pct, registers, ktime, sm_clock_mhz",
     ),
@@ -67,7 +68,7 @@ CASES = [
     (
         "{{ }}",
         "empty or malformed directive '{{ }}'; write {{ NAME ARGS }} with NAME one of "
-        "measured, value, ratio, counter, cited, cited-table, example, observed",
+        "measured, value, ratio, counter, cited, cited-table, example, observed, sweep",
     ),
     (
         "{{ value day13-transpose size=1 size=2 row=a }}",
