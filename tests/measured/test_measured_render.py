@@ -149,7 +149,9 @@ def test_gflops_experiment_has_no_copy_column_and_no_ceiling_line() -> None:
 def test_two_charts_on_a_page_get_unique_ids() -> None:
     md, _, _ = run("{{ measured day13-transpose size=8192x8192 }}\n\n{{ measured day13-transpose size=8192x8192 }}\n")
     ids = re.findall(r' id="([^"]+)"', md)
-    assert ids == ["gloss-measured-1-t", "gloss-measured-1-d", "gloss-measured-2-t", "gloss-measured-2-d"]
+    # Each chart comes twice (narrow and wide layouts), the wide one's ids with a "w".
+    assert ids == ["gloss-measured-1-t", "gloss-measured-1-d", "gloss-measured-1w-t", "gloss-measured-1w-d",
+                   "gloss-measured-2-t", "gloss-measured-2-d", "gloss-measured-2w-t", "gloss-measured-2w-d"]
 
 
 def test_values_and_ratios_in_prose_match_the_table() -> None:
