@@ -29,7 +29,17 @@ from site_plugins.links import evidence
 from site_plugins.nav import material as navhtml
 from site_plugins.nav import order as navorder
 from site_plugins.nav import sections as site_nav
-from site_plugins.publishing import audit, checks, pipeline, render, searchindex, signedtext, staging, stash
+from site_plugins.publishing import (
+    audit,
+    checks,
+    pipeline,
+    render,
+    searchindex,
+    searchwords,
+    signedtext,
+    staging,
+    stash,
+)
 from site_plugins.publishing.incremental import Incremental, date_back, template_cache
 from site_plugins.publishing.packed import Packed
 
@@ -289,8 +299,12 @@ class GlossPlugin(BasePlugin[GlossConfig]):
         mark = self.markers.get(page.file.src_uri)
         return output.replace("</head>", f"{mark}\n</head>", 1) if mark and not self.preview else output
 
+    @event_priority(50)  # before the search plugin writes its index
+    def _search_words(self, /, *, config: MkDocsConfig) -> None:
+        searchwords.add_words(_search_entries(config))
+
     @event_priority(-100)  # last: after the search plugin has written its index, so the audit sees it
-    def on_post_build(self, /, *, config: MkDocsConfig) -> None:
+    def _finish(self, /, *, config: MkDocsConfig) -> None:
         # The build summary: signed pages that link to drafts are published with those links as plain
         # text; that never fails the build (a few drafts must not hold their signed neighbours hostage).
         self.focus.restore()
@@ -310,6 +324,8 @@ class GlossPlugin(BasePlugin[GlossConfig]):
         if links:
             log.info(f"gloss: {len(links)} link{'s' if len(links) > 1 else ''} to unpublished entries shown as "
                      "plain text:\n" + "\n".join(f"  {p}" for p in links))
+
+    on_post_build = CombinedEvent(_search_words, _finish)
 
     def on_build_error(self, /, *, error: Exception) -> None:
         if self.reuse is None:
