@@ -87,12 +87,15 @@ def aliases(title: str, definition: str) -> tuple[list[str], list[str]]:
     words: list[str] = []
     apis: list[str] = []
     for inside in _PAREN.findall(f"{title} {definition}"):
-        for part in inside.split(","):
-            part = part.strip()
-            if _API.match(part):
-                apis.append(_API.match(part).group(0))  # type: ignore[union-attr]
-            elif 0 < len(part.split()) <= 2:
-                words += [w.lower() for w in _WORD.findall(part) if w.lower() not in _STOP]
+        parts = [p.strip() for p in inside.split(",")]
+        for part in parts:
+            m = _API.match(part)
+            if m:
+                apis.append(m.group(0))
+        # A word of its own in parentheses is another name for what precedes it ("(pinned)"); a longer
+        # aside ("see the guide, chapter 3") is not.
+        if len(parts) == 1 and re.fullmatch(r"[A-Za-z][a-z-]+", parts[0]) and parts[0].lower() not in _STOP:
+            words.append(parts[0].lower())
     return words, apis
 
 
@@ -158,8 +161,8 @@ def add_words(entries: MutableSequence[dict[str, Any]]) -> None:
 
 
 def plural(word: str) -> str:
-    """A word's regular plural (a word that already ends in s is left as it is)."""
-    if word.endswith("s"):
+    """A noun's regular plural (a word ending in s, or in -ed or -ing, which is no noun's, is left as it is)."""
+    if word.endswith(("s", "ed", "ing")):
         return word
     if word.endswith("y") and len(word) > 1 and word[-2] not in "aeiou":
         return word[:-1] + "ies"
