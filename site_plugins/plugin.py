@@ -26,6 +26,7 @@ from mkdocs.structure.pages import Page
 
 from site_plugins.files.messages import Problem
 from site_plugins.links import evidence
+from site_plugins.measured.render import with_author_ids
 from site_plugins.nav import material as navhtml
 from site_plugins.nav import order as navorder
 from site_plugins.nav import sections as site_nav
@@ -274,6 +275,8 @@ class GlossPlugin(BasePlugin[GlossConfig]):
         if st:
             html = stash.restore(html, st, late=False)
             st.blocks.clear()  # now in the page; only the charts wait (for the search indexer to pass)
+        if self.preview:  # authors get the experiments' ids; readers get their titles
+            html = with_author_ids(html)
         gone = [*build.hidden, *build.content.unloaded, *build.unlisted]
         html, hits = render.unlink_hidden_html(html, page.file.src_uri, page.url, render.hidden_targets(gone))
         self._drafts_linked(page, [h for h in hits if h in build.hidden])

@@ -197,6 +197,16 @@ def _embed(
     return Shown("".join(out), tuple(values))
 
 
+_CAPTION = re.compile(
+    r'(<div class="gloss-measured" data-experiment="([^"]+)"[^>]*>(?:(?!<caption|</table>).)*)<caption>', re.S)
+
+
+def with_author_ids(html: str) -> str:
+    """A page's HTML as the preview shows it to authors: each table's caption (the experiment's title)
+    names the experiment's id on hover, the id a directive and ``gloss measure`` take."""
+    return _CAPTION.sub(lambda m: f'{m.group(1)}<caption title="experiment {m.group(2)}">', html)
+
+
 def _no_column(result: Result, rows: Sequence[Row], column: Column) -> Failure:
     have = [c for c in COLUMNS if any(figure(r, c) is not None for r in rows)]
     what = COLUMNS[column][0] if column in COLUMNS else column
