@@ -27,6 +27,7 @@ from mkdocs.utils import CountHandler
 
 from site_plugins.files.messages import Problem
 from site_plugins.links import evidence
+from site_plugins.measured.render import with_author_ids
 from site_plugins.nav import material as navhtml
 from site_plugins.nav import order as navorder
 from site_plugins.nav import sections as site_nav
@@ -36,6 +37,7 @@ from site_plugins.publishing import (
     pipeline,
     render,
     searchindex,
+    searchwords,
     signedtext,
     sitedir,
     staging,
@@ -318,6 +320,8 @@ class GlossPlugin(BasePlugin[GlossConfig]):
         if st:
             html = stash.restore(html, st, late=False)
             st.blocks.clear()  # now in the page; only the charts wait (for the search indexer to pass)
+        if self.preview:  # authors get the experiments' ids; readers get their titles
+            html = with_author_ids(html)
         gone = [*build.hidden, *build.content.unloaded, *build.unlisted]
         html, hits = render.unlink_hidden_html(html, page.file.src_uri, page.url, render.hidden_targets(gone))
         self._drafts_linked(page, [h for h in hits if h in build.hidden])
@@ -343,8 +347,12 @@ class GlossPlugin(BasePlugin[GlossConfig]):
         mark = self.markers.get(page.file.src_uri)
         return output.replace("</head>", f"{mark}\n</head>", 1) if mark and not self.preview else output
 
+    @event_priority(50)  # before the search plugin writes its index
+    def _search_words(self, /, *, config: MkDocsConfig) -> None:
+        searchwords.add_words(_search_entries(config))
+
     @event_priority(-100)  # last: after the search plugin has written its index, so the audit sees it
-    def on_post_build(self, /, *, config: MkDocsConfig) -> None:
+    def _finish(self, /, *, config: MkDocsConfig) -> None:
         # The build summary: signed pages that link to drafts are published with those links as plain
         # text; that never fails the build (a few drafts must not hold their signed neighbours hostage).
         self.focus.restore()
@@ -366,6 +374,8 @@ class GlossPlugin(BasePlugin[GlossConfig]):
         if links:
             log.info(f"gloss: {len(links)} link{'s' if len(links) > 1 else ''} to unpublished entries shown as "
                      "plain text:\n" + "\n".join(f"  {p}" for p in links))
+
+    on_post_build = CombinedEvent(_search_words, _finish)
 
     def on_build_error(self, /, *, error: Exception) -> None:
         if self.reuse is None:

@@ -131,36 +131,36 @@ class Derived:
 
 DERIVED: dict[str, Derived] = {
     "conflict_ways_ld": Derived(
-        (WAVES_LD, INST_LD), "", 1, "ld ways", lambda c, _b: _ratio(c[WAVES_LD], c[INST_LD])
+        (WAVES_LD, INST_LD), "", 1, "ways per shared load", lambda c, _b: _ratio(c[WAVES_LD], c[INST_LD])
     ),
     "conflict_ways_st": Derived(
-        (WAVES_ST, INST_ST), "", 1, "st ways", lambda c, _b: _ratio(c[WAVES_ST], c[INST_ST])
+        (WAVES_ST, INST_ST), "", 1, "ways per shared store", lambda c, _b: _ratio(c[WAVES_ST], c[INST_ST])
     ),
     "conflict_ways": Derived(
         (WAVES_LD, WAVES_ST, INST_LD, INST_ST),
         "",
         1,
-        "conflict ways",
+        "ways per shared access",
         lambda c, _b: _ratio(c[WAVES_LD] + c[WAVES_ST], c[INST_LD] + c[INST_ST]),
     ),
     "sectors_per_req_ld": Derived(
-        (SEC_LD, REQ_LD), "", 1, "ld sectors/req", lambda c, _b: _ratio(c[SEC_LD], c[REQ_LD])
+        (SEC_LD, REQ_LD), "", 1, "sectors per load request", lambda c, _b: _ratio(c[SEC_LD], c[REQ_LD])
     ),
     "sectors_per_req_st": Derived(
-        (SEC_ST, REQ_ST), "", 1, "st sectors/req", lambda c, _b: _ratio(c[SEC_ST], c[REQ_ST])
+        (SEC_ST, REQ_ST), "", 1, "sectors per store request", lambda c, _b: _ratio(c[SEC_ST], c[REQ_ST])
     ),
     "sectors_per_req": Derived(
         (SEC_LD, SEC_ST, REQ_LD, REQ_ST),
         "",
         1,
-        "sectors/req",
+        "sectors per request",
         lambda c, _b: _ratio(c[SEC_LD] + c[SEC_ST], c[REQ_LD] + c[REQ_ST]),
     ),
     "global_ld_mb": Derived(
-        (SEC_LD,), "MB", 1, "global ld MB", lambda c, _b: c[SEC_LD] * SECTOR_BYTES / 1e6
+        (SEC_LD,), "MB", 1, "global load MB", lambda c, _b: c[SEC_LD] * SECTOR_BYTES / 1e6
     ),
     "global_st_mb": Derived(
-        (SEC_ST,), "MB", 1, "global st MB", lambda c, _b: c[SEC_ST] * SECTOR_BYTES / 1e6
+        (SEC_ST,), "MB", 1, "global store MB", lambda c, _b: c[SEC_ST] * SECTOR_BYTES / 1e6
     ),
     "l2_mb": Derived((L2_BYTES,), "MB", 1, "L2 MB", lambda c, _b: c[L2_BYTES] / 1e6),
     "dram_read_mb": Derived((DRAM_RD,), "MB", 1, "DRAM read MB", lambda c, _b: c[DRAM_RD] / 1e6),

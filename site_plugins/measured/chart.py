@@ -51,6 +51,11 @@ GAP = 6  # between a label and what it labels or avoids
 ID = "\x00id\x00"  # replaced by a page-unique id when the chart is placed on a page
 
 Anchor = Literal["start", "middle", "end"]
+WIDE = 640  # the wide layout's viewBox, shown where the column is at least WIDE_REM wide (measured.css)
+WIDE_REM = 30
+BREAK_RATIO = 3.0  # a bar this many times the next one down is drawn broken, off the scale of the rest
+LOG_SPAN = 100.0  # values spread over this many times (without such a gap): a logarithmic axis
+OFF_W = 14  # how far an off-scale bar runs past the end of the axis
 
 
 @dataclass(frozen=True)
@@ -59,6 +64,51 @@ class Bar:
     value: float | None
     text: str  # the value as formatted (same formatter as the table)
     suspect: bool = False
+
+
+@dataclass(frozen=True)
+class Scale:
+    """How values map onto the axis. ``linear``: 0 to ``top``. ``broken``: 0 to ``top``, and every bar
+    above ``top`` runs past the axis's end with a break mark (its value written beside it). ``log``:
+    ``low`` to ``top`` in powers of ten."""
+
+    kind: Literal["linear", "broken", "log"]
+    top: float
+    low: float = 0.0
+
+    def frac(self, v: float) -> float:
+        """Where ``v`` lies along the axis, 0 to 1 (past 1: off the scale)."""
+        if self.kind == "log":
+            return (math.log10(max(v, self.low)) - math.log10(self.low)) / (math.log10(self.top) - math.log10(self.low))
+        return v / self.top
+
+    def off(self, v: float) -> bool:
+        return self.kind == "broken" and v > self.top * (1 + 1e-9)
+
+
+def choose_scale(values: Sequence[float], guides: Sequence[float] = ()) -> Scale:
+    """The axis that shows the bars' differences, decided from the values alone:
+
+    - values over :data:`LOG_SPAN` times or more apart with at least a quarter of the bars (two at least)
+      under a twentieth of the largest: slivers on a linear axis, so a logarithmic one;
+    - else one bar (or a few, at most a third of them) :data:`BREAK_RATIO` times or more above the next
+      one down (cuBLAS on tensor cores over a ladder of FP32 kernels; a kernel in device memory among
+      host transfers): a broken axis scaled to the rest, those bars marked off the scale;
+    - else linear from 0 to the largest value or ceiling."""
+    vals = sorted((v for v in values if v > 0), reverse=True)
+    shown_guides = [g for g in guides if g > 0]
+    top = max([*vals, *shown_guides], default=0.0) or 1.0
+    if len(vals) >= 3:
+        small = [v for v in vals if v < vals[0] / 20]
+        if vals[0] / vals[-1] >= LOG_SPAN and len(small) >= max(2, len(vals) / 4):
+            low = 10.0 ** math.floor(math.log10(vals[-1]))
+            return Scale("log", 10.0 ** math.ceil(math.log10(top)), low)
+        gaps = [(vals[k - 1] / vals[k], k) for k in range(1, max(1, len(vals) // 3) + 1)]
+        ratio, k = max(gaps)
+        if ratio >= BREAK_RATIO:
+            rest = [vals[k], *(g for g in shown_guides if g < vals[k] * BREAK_RATIO)]
+            return Scale("broken", max(rest))
+    return Scale("linear", top)
 
 
 @dataclass(frozen=True)
@@ -123,6 +173,7 @@ class Rect:
     w: float
     h: float
     suspect: bool = False
+    off: bool = False  # runs past the axis: off the scale
 
 
 @dataclass(frozen=True)
@@ -131,6 +182,8 @@ class Layout:
     texts: tuple[Text, ...]
     lines: tuple[Line, ...]
     bars: tuple[Rect, ...]
+    width: float = WIDTH
+    scale: Scale = Scale("linear", 1.0)
 
 
 def _x(v: float) -> str:
@@ -172,64 +225,85 @@ def tick_text(v: float) -> str:
     return f"{round(v):,}" if abs(v - round(v)) < 1e-9 else f"{v:,.2f}".rstrip("0")
 
 
-def layout(bars: Sequence[Bar], *, unit: str, guides: Sequence[Guide] = ()) -> Layout:
+def log_ticks(scale: Scale, span: float) -> list[float]:
+    """Powers of ten from ``scale.low`` to ``scale.top``, every ``d``-th one for the smallest ``d`` that
+    gives at most five values spaced wide enough for their labels."""
+    lo, hi = round(math.log10(scale.low)), round(math.log10(scale.top))
+    for d in range(1, hi - lo + 1):
+        values = [10.0**k for k in range(lo, hi + 1, d)]
+        widest = max(CHAR_W * len(tick_text(v)) for v in values)
+        if len(values) <= 5 and span * d / (hi - lo) >= widest + 2 * GAP:
+            return values
+    return [scale.low, scale.top]
+
+
+def layout(bars: Sequence[Bar], *, unit: str, guides: Sequence[Guide] = (), width: float = WIDTH) -> Layout:
     """Where every piece of the chart goes, in viewBox units (see the module's docstring)."""
-    span = WIDTH - VALUE_W - X0
-    values = [b.value for b in bars if b.value is not None and b.value > 0]
+    span = width - VALUE_W - X0
+    scale = choose_scale([b.value for b in bars if b.value is not None], [g.value for g in guides])
     shown = [g for g in guides if g.value > 0]
-    top_value = max([*values, *(g.value for g in shown)], default=0.0) or 1.0
     texts: list[Text] = []
     lines: list[Line] = []
     rects: list[Rect] = []
     y = 0.0
     for g in shown:  # the legend: a sample of the line, then its name (wrapped)
-        wrapped = wrap_label(g.label, WIDTH - X0 - SWATCH - GAP)
+        off = scale.off(g.value)
+        label = f"{g.label} (off the scale)" if off else g.label
+        wrapped = wrap_label(label, width - X0 - SWATCH - GAP)
         lines.append(Line(X0, y + LINE_H - 8, X0 + SWATCH, y + LINE_H - 8, g.cls, g.dash))
         for i, part in enumerate(wrapped):
             texts.append(Text(X0 + SWATCH + GAP, y + LINE_H * (i + 1) - 4, part, "gloss-chart-ceiling-label"))
         y += LINE_H * len(wrapped)
     y += 4 if shown else 0
-    guides_x = [X0 + span * g.value / top_value for g in shown]
+    drawn = [g for g in shown if not scale.off(g.value)]
+    guides_x = [X0 + span * scale.frac(g.value) for g in drawn]
     for bar in bars:
+        off = bar.value is not None and scale.off(bar.value)
         if bar.value is None or bar.value <= 0:
             label, end = bar.text, X0
         else:
-            end = X0 + span * bar.value / top_value
-            label = f"{bar.text}{_unit_suffix(unit)}{' ⚠' if bar.suspect else ''}"
+            end = X0 + span + OFF_W if off else X0 + span * scale.frac(bar.value)
+            label = f"{bar.text}{_unit_suffix(unit)}{' ⚠' if bar.suspect else ''}{', off the scale' if off else ''}"
         x = value_x(end + GAP, label, guides_x)
         # No room right of the bar: the value goes on the kernel's name line, right-aligned, and the
         # name wraps short of it.
-        beside = x + CHAR_W * len(label) <= WIDTH
-        room = WIDTH - 2 * X0 - (0 if beside else CHAR_W * len(label) + GAP)
+        beside = x + CHAR_W * len(label) <= width
+        room = width - 2 * X0 - (0 if beside else CHAR_W * len(label) + GAP)
         names = wrap_label(bar.label, room)
         for i, part in enumerate(names):
             texts.append(Text(X0, y + LABEL_H * (i + 1) - 6, part, "gloss-chart-label"))
         if not beside:
-            texts.append(Text(WIDTH - X0, texts[-1].y, label, "gloss-chart-value", "end"))
+            texts.append(Text(width - X0, texts[-1].y, label, "gloss-chart-value", "end"))
         bar_top = y + LABEL_H * len(names)
         mid = bar_top + BAR_H / 2
         lines.append(Line(X0, bar_top - 1, X0, bar_top + BAR_H + 1, "gloss-chart-axis"))
-        for gx, g in zip(guides_x, shown, strict=True):
+        for gx, g in zip(guides_x, drawn, strict=True):
             lines.append(Line(gx, bar_top - 1, gx, bar_top + BAR_H + 1, g.cls, g.dash))
         if bar.value is not None and bar.value > 0:
-            rects.append(Rect(X0, bar_top, end - X0, BAR_H, bar.suspect))
+            rects.append(Rect(X0, bar_top, end - X0, BAR_H, bar.suspect, off))
+            if off:  # the break: two slanted cuts across the bar where the axis ends
+                for dx in (-3.0, 3.0):
+                    bx = X0 + span + OFF_W / 2 + dx
+                    lines.append(Line(bx - 2, bar_top + BAR_H + 1, bx + 2, bar_top - 1, "gloss-chart-break"))
         if beside:
             texts.append(Text(x, mid + 4.5, label, "gloss-chart-value"))
         y = bar_top + BAR_H + ROW_H - LABEL_H - BAR_H
     # The axis: round values under the bars' start line, and the unit on a line of its own.
     axis_y = y + 2
     lines.append(Line(X0, axis_y, X0 + span, axis_y, "gloss-chart-axis"))
-    for v in ticks(top_value, span):
-        tx = X0 + span * v / top_value
+    tick_values = log_ticks(scale, span) if scale.kind == "log" else ticks(scale.top, span)
+    for v in tick_values:
+        tx = X0 + span * scale.frac(v)
         lines.append(Line(tx, axis_y, tx, axis_y + 4, "gloss-chart-axis"))
         t = Text(tx, axis_y + 4 + LINE_H - 4, tick_text(v), "gloss-chart-tick", "middle")
         if t.box.left < 0:
             t = Text(tx, t.y, t.text, t.cls, "start")
         texts.append(t)
-    if unit:
-        texts.append(Text(X0 + span, axis_y + 4 + 2 * LINE_H - 4, unit, "gloss-chart-unit", "end"))
-    height = axis_y + 4 + (2 if unit else 1) * LINE_H
-    return Layout(height, tuple(texts), tuple(lines), tuple(rects))
+    axis_words = {"linear": unit, "broken": f"{unit}, axis cut", "log": f"{unit}, log scale"}[scale.kind]
+    if axis_words:
+        texts.append(Text(X0 + span, axis_y + 4 + 2 * LINE_H - 4, axis_words.strip(", "), "gloss-chart-unit", "end"))
+    height = axis_y + 4 + (2 if axis_words else 1) * LINE_H
+    return Layout(height, tuple(texts), tuple(lines), tuple(rects), width, scale)
 
 
 def collisions(lay: Layout) -> list[tuple[str, str]]:
@@ -237,45 +311,65 @@ def collisions(lay: Layout) -> list[tuple[str, str]]:
     runs past the chart's edges; empty for a legible chart. A line that meets the text it belongs to (a
     tick and its value) cannot: ticks end above their labels."""
     out: list[tuple[str, str]] = []
-    frame = Box(0.0, 0.0, WIDTH, lay.height)
+    frame = Box(0.0, 0.0, lay.width, lay.height)
     for i, t in enumerate(lay.texts):
         b = t.box
         if b.left < frame.left or b.right > frame.right or b.top < frame.top or b.bottom > frame.bottom:
             out.append((t.text, "the chart's edge"))
         out += [(t.text, u.text) for u in lay.texts[i + 1:] if b.meets(u.box)]
-        out += [(t.text, line.cls) for line in lay.lines if b.meets(line.box)]
+        out += [(t.text, line.cls) for line in lay.lines if b.meets(line.box) and line.cls != "gloss-chart-break"]
         out += [(t.text, "a bar") for r in lay.bars if b.meets(Box(r.x, r.y, r.x + r.w, r.y + r.h))]
     return out
 
 
-def svg(lay: Layout, *, title: str, desc: str) -> str:
-    """The ``<svg>`` element, on one line. ``ID`` stands for the page-unique id prefix.
+def svg(lay: Layout, *, title: str, desc: str, variant: str = "") -> str:
+    """The ``<svg>`` element, on one line. ``ID`` stands for the page-unique id prefix (``variant`` is
+    added to it, and to the class: the wide chart's ids differ from the narrow one's).
 
     Its width is the column's (100 %), capped so that the text never draws larger than the body text:
-    ``0.8rem`` is mkdocs-material's body size, and a chart ``WIDTH / FONT`` times that wide draws its
+    ``0.8rem`` is mkdocs-material's body size, and a chart ``width / FONT`` times that wide draws its
     ``FONT``-unit text at exactly 0.8 rem. No pixel width: the cap follows the reader's font size."""
+    ident = f"{ID}{variant}"
+    cls = f"gloss-chart gloss-chart--{variant}" if variant else "gloss-chart"
+    width = _x(lay.width)
     parts = [
-        f'<svg class="gloss-chart" role="img" aria-labelledby="{ID}-t {ID}-d" '
-        f'viewBox="0 0 {WIDTH} {_x(lay.height)}" width="100%" preserveAspectRatio="xMinYMin meet" '
-        f'style="max-width:calc(0.8rem * {WIDTH} / {FONT})" font-size="{FONT}" fill="currentColor" '
+        f'<svg class="{cls}" role="img" aria-labelledby="{ident}-t {ident}-d" '
+        f'viewBox="0 0 {width} {_x(lay.height)}" width="100%" preserveAspectRatio="xMinYMin meet" '
+        f'style="max-width:calc(0.8rem * {width} / {FONT})" font-size="{FONT}" fill="currentColor" '
         'xmlns="http://www.w3.org/2000/svg">',
-        f'<title id="{ID}-t">{escape(title)}</title>',
-        f'<desc id="{ID}-d">{escape(desc)}</desc>',
+        f'<title id="{ident}-t">{escape(title)}</title>',
+        f'<desc id="{ident}-d">{escape(desc)}</desc>',
     ]
-    for line in lay.lines:
+
+    def line_svg(line: Line) -> str:
         dash = f' stroke-dasharray="{line.dash}"' if line.dash else ""
         opacity = ' stroke-opacity="0.4"' if line.cls == "gloss-chart-axis" else ""
-        parts.append(f'<line class="{line.cls}" x1="{_x(line.x1)}" y1="{_x(line.y1)}" x2="{_x(line.x2)}" '
-                     f'y2="{_x(line.y2)}" stroke="currentColor"{dash}{opacity}/>')
+        stroke = "var(--md-default-bg-color, #fff)" if line.cls == "gloss-chart-break" else "currentColor"
+        return (f'<line class="{line.cls}" x1="{_x(line.x1)}" y1="{_x(line.y1)}" x2="{_x(line.x2)}" '
+                f'y2="{_x(line.y2)}" stroke="{stroke}"{dash}{opacity}/>')
+
+    parts += [line_svg(line) for line in lay.lines if line.cls != "gloss-chart-break"]
     for r in lay.bars:
         cls = "gloss-chart-bar gloss-chart-bar--suspect" if r.suspect else "gloss-chart-bar"
+        cls += " gloss-chart-bar--off" if r.off else ""
         extra = ' fill-opacity="0.45" stroke="currentColor" stroke-dasharray="3 2"' if r.suspect else ""
         parts.append(f'<rect class="{cls}" x="{_x(r.x)}" y="{_x(r.y)}" width="{_x(r.w)}" height="{_x(r.h)}"{extra}/>')
+    parts += [line_svg(line) for line in lay.lines if line.cls == "gloss-chart-break"]  # over their bars
     for t in lay.texts:
         anchor = f' text-anchor="{t.anchor}"' if t.anchor != "start" else ""
         parts.append(f'<text class="{t.cls}" x="{_x(t.x)}" y="{_x(t.y)}"{anchor}>{escape(t.text)}</text>')
     parts.append("</svg>")
     return "".join(parts)
+
+
+def scale_words(scale: Scale, unit: str) -> str:
+    """What the chart's text alternative says about its axis (nothing for a plain linear one)."""
+    if scale.kind == "broken":
+        return (f" The axis is cut at {fmt.quantity(scale.top, unit)}: the bars beyond it are drawn broken, "
+                "off the scale of the others.")
+    if scale.kind == "log":
+        return " The axis is logarithmic: each step is ten times the one before."
+    return ""
 
 
 def render(
@@ -289,13 +383,19 @@ def render(
     second: tuple[float, str] | None = None,
 ) -> str:
     """The chart of ``bars`` against ``ceiling`` (dashed) and ``second`` (another ceiling, e.g. the
-    driver's memcpy: value and label, dotted), as one ``<svg>`` line."""
+    driver's memcpy: value and label, dotted): two ``<svg>`` elements on one line, one laid out for a
+    narrow column and one for a wide column (the stylesheet shows the one that fits, so that a chart uses
+    the column's width with its text at the body's size)."""
     guides = []
     if ceiling is not None:
         guides.append(Guide(ceiling, ceiling_text, "4 2"))
     if second is not None:
         guides.append(Guide(second[0], second[1], "1.5 3", "gloss-chart-ceiling gloss-chart-ceiling--second"))
-    return svg(layout(bars, unit=unit, guides=guides), title=title, desc=desc)
+    narrow = layout(bars, unit=unit, guides=guides)
+    wide = layout(bars, unit=unit, guides=guides, width=WIDE)
+    desc += scale_words(narrow.scale, unit)
+    return (svg(narrow, title=title, desc=desc, variant="")
+            + svg(wide, title=title, desc=desc, variant="w").replace("<svg ", '<svg data-search-exclude="" ', 1))
 
 
 def _unit_suffix(unit: str) -> str:

@@ -54,8 +54,9 @@ def comparison_page(view: ResultsView) -> str | None:
     total = sum(counts.values())
     summary = ", ".join(f"{REASON_WORDS[r]} {counts[r]}" for r in REASON_WORDS if counts[r])
     out += [f"{total} rows in {len(pairs)} experiments: {summary}.", ""]
+    titles = {r.experiment: r.title for r in view.results if r.title}
     for experiment, ps in pairs.items():
-        out += _experiment(experiment, ps, sa, sb)
+        out += _experiment(experiment, ps, sa, sb, titles.get(experiment, ""))
     return "\n".join(out)
 
 
@@ -81,10 +82,11 @@ def _l2(view: ResultsView, node: str) -> str:
     return "—"
 
 
-def _experiment(experiment: str, pairs: list[Pair], sa: str, sb: str) -> list[str]:
+def _experiment(experiment: str, pairs: list[Pair], sa: str, sb: str, title: str = "") -> list[str]:
     differ = sum(1 for p in pairs if p.differs)
-    out = [f"## {experiment} {{ #{anchor(experiment)} }}", "",
-           f"{differ} of {len(pairs)} rows differ by more than 10{fmt.NBSP}%.", ""]
+    # Headed by the experiment's title, in words; its id, what `gloss measure mine` takes, as code.
+    out = [f"## {_md(title) if title else experiment} {{ #{anchor(experiment)} }}", "",
+           f"Experiment `{experiment}`: {differ} of {len(pairs)} rows differ by more than 10{fmt.NBSP}%.", ""]
     for size in dict.fromkeys(p.size for p in pairs):
         at = [p for p in pairs if p.size == size]
         cells, legend = notes.numbered({p.kernel: [p.verdict.why] if p.verdict.why else [] for p in at})

@@ -57,7 +57,8 @@ def counter(
         )
     unit = fmt.COLUMNS[metric][1] if metric in fmt.COLUMNS else ""
     text = fmt.quantity(x, unit)
-    title = f"{experiment}, {row.kernel}, {fmt.size_label(table.size)}, {result.node}, Nsight Compute: {metric}"
+    title = (f"{row.kernel} at {fmt.size_label(table.size)}, measured on {result.node}, Nsight Compute: "
+             f"{fmt.COLUMNS[metric][0] if metric in fmt.COLUMNS else metric}")
     html = f'<span class="gloss-value gloss-counter" title="{escape(title)}">{render._inline(text)}</span>'
     key = f"{result.experiment}/{table.size}/{result.node}"
     return Shown(html, (f"{key} {row.kernel} counter {metric}: {text}",), result.node)

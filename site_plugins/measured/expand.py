@@ -203,6 +203,7 @@ class _Page:
             kernels=list(rows) if rows else None,
             columns=[c for c in cols] if cols else None,
             first=self.node if self.bad_node is None else None,
+            author=self.preview,
         )
         if isinstance(shown, Failure):
             self.problem(d.line, shown)

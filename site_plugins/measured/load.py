@@ -357,6 +357,7 @@ def _result(root: Path, entry: rs.Entry) -> Result:
         path=entry.path,
         launched=_launched(entry),
         limits=_limits(entry),
+        title=entry.declared.experiment.title if entry.declared is not None else "",
     )
 
 

@@ -156,6 +156,7 @@ class Result:
     path: str = ""  # repo-relative result file (may not exist: state missing)
     launched: tuple[Launched, ...] = ()  # every kernel and observed row, in result order
     limits: tuple[tuple[str, int], ...] = ()  # the device's launch limits (name, value), if recorded
+    title: str = ""  # the spec's one-line title: what a table's caption tells readers (the id is for authors)
 
     def table(self, size: str) -> Table | None:
         for t in self.tables:

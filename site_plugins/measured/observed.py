@@ -144,7 +144,7 @@ def row_value(
                 f"re-run {run_command(experiment, result.node)} (the runner records it for every kernel row)",
             )
         text = fmt.percent(found.occupancy_pct) if field == "occupancy" else f"{figures[field]:,}"
-    title = f"{experiment}, {found.kernel}, {fmt.size_label(found.size)}, {result.node}"
+    title = f"{found.kernel} at {fmt.size_label(found.size)}, measured on {result.node}"
     html = _span(text, title, code=field == "error_name")
     return Shown(html, (f"{experiment} {result.node} {found.size} {found.kernel} {field}: {text}",), result.node)
 

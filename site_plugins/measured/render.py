@@ -7,11 +7,12 @@ to show a figure that is not backed by a fresh, verified result.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from html import escape
 from typing import Literal
 
-from site_plugins.measured import chart, fmt, notes, tabs
+from site_plugins.measured import chart, fit, fmt, notes, tabs
 from site_plugins.measured.columns import default_columns, figure, is_relative, relative_values
 from site_plugins.measured.fmt import COLUMNS, TIMING_COLUMNS, Column
 from site_plugins.measured.model import Provenance, Result, ResultsView, Row, Table
@@ -23,15 +24,14 @@ from site_plugins.measured.resolve import run_command as run_command
 from site_plugins.measured.resolve import select_rows as select_rows
 from site_plugins.measured.resolve import showable_nodes as showable_nodes
 
-# Placeholders the runner records in place of a machine's own install paths, and the path form a
-# reader recognises (the runner writes "-I{pycuda}/cuda" for PyCUDA's bundled headers).
-FLAG_PLACEHOLDERS = {"{pycuda}": "…/site-packages/pycuda"}
+# Include paths (the experiment's folder, PyCUDA's bundled headers) say where files lay on the node, not
+# how the code was compiled: readers get the flags that change the code ("-I{pycuda}/cuda" is the
+# runner's placeholder for a machine's own install path).
+_INCLUDE = re.compile(r"\s*-I\s*\S+")
 
 
 def shown_flags(flags: str) -> str:
-    for placeholder, path in FLAG_PLACEHOLDERS.items():
-        flags = flags.replace(placeholder, path)
-    return flags
+    return _INCLUDE.sub("", flags).strip()
 
 
 def provenance_sentence(p: Provenance) -> str:
@@ -56,6 +56,7 @@ def embed(
     kernels: Sequence[str] | None,
     columns: Sequence[Column] | None,
     first: str | None = None,
+    author: bool = False,
 ) -> Shown | Failure:
     """Provenance sentence, table and chart for one table embed (cached per view and arguments): on
     ``node``, or, without one, on every node with a fresh result, a tab each, node ``first`` first (the
@@ -68,13 +69,15 @@ def embed(
         tuple(kernels) if kernels else None,
         tuple(columns) if columns else None,
         first,
+        author,
     )
     hit = view.cache.get(key)
     if hit is None:
         if node is None:
-            hit = _on_every_node(view, experiment, size=size, kernels=kernels, columns=columns, first=first)
+            hit = _on_every_node(view, experiment, size=size, kernels=kernels, columns=columns, first=first,
+                                 author=author)
         else:
-            hit = _embed(view, experiment, node=node, size=size, kernels=kernels, columns=columns)
+            hit = _embed(view, experiment, node=node, size=size, kernels=kernels, columns=columns, author=author)
         view.cache[key] = hit
     return hit  # type: ignore[return-value]
 
@@ -87,15 +90,16 @@ def _on_every_node(
     kernels: Sequence[str] | None,
     columns: Sequence[Column] | None,
     first: str | None,
+    author: bool = False,
 ) -> Shown | Failure:
     nodes = showable_nodes(view, experiment)
     if len(nodes) <= 1:  # one node, or none (then the one-node path says why nothing can be shown)
         return _embed(view, experiment, node=nodes[0] if nodes else None, size=size, kernels=kernels,
-                      columns=columns)
+                      columns=columns, author=author)
     ordered = sorted(nodes, key=lambda n: (n != first, n))
     parts: list[Shown] = []
     for n in ordered:
-        shown = _embed(view, experiment, node=n, size=size, kernels=kernels, columns=columns)
+        shown = _embed(view, experiment, node=n, size=size, kernels=kernels, columns=columns, author=author)
         if isinstance(shown, Failure):
             return shown
         parts.append(shown)
@@ -111,6 +115,7 @@ def _embed(
     size: str | None,
     kernels: Sequence[str] | None,
     columns: Sequence[Column] | None,
+    author: bool = False,
 ) -> Shown | Failure:
     found = resolve(view, experiment, node, size)
     if isinstance(found, Failure):
@@ -145,36 +150,44 @@ def _embed(
     several = len({r.copy_ref for r in rows if r.pct_copy is not None}) > 1 and "pct_copy" in cols
     note_cells, legend = notes.numbered({r.kernel: notes.notes(r, several, cols) for r in rows})
     any_notes = bool(legend)
-    head = " ".join(f'<th class="gloss-num">{escape(shown_cols.headers[c])}</th>' for c in cols)
+    headers = [shown_cols.headers[c] for c in cols]
+    head = " ".join(f'<th class="gloss-num">{escape(h)}</th>' for h in headers)
+    texts = {r.kernel: [notes.time_cell(r) if c == "time" else fmt.cell(c, fig(r, c)) for c in cols] for r in rows}
+    # Where the table stacks its rows (fit.py): each cell then carries its column's header as a label.
+    need = fit.need_rem(["Kernel", *headers, *(["Note"] if any_notes else [])],
+                        [[r.kernel, *texts[r.kernel], *([note_cells[r.kernel]] if any_notes else [])] for r in rows])
+    # Readers get the experiment's title; authors (the preview) also get its id, on hover.
+    what = escape(result.title or experiment)
+    caption = (f'<caption title="experiment {escape(experiment)}">' if author else "<caption>")
     out = [
         f'<div class="gloss-measured" data-experiment="{escape(experiment)}" '
-        f'data-size="{escape(table.size)}" data-node="{escape(result.node)}">',
+        f'data-size="{escape(table.size)}" data-node="{escape(result.node)}" data-fit="{fit.fit_class(need)}">',
         # Out of the search index: the same sentence on every page that embeds the run (the Measurements
         # page is indexed); the table's caption, rows and figures are indexed.
         f'<p class="gloss-measured-provenance" data-search-exclude>{escape(sentence)}.'
         f'{" " + escape(said) if said else ""}</p>',
-        f"<table><caption>{escape(experiment)} at {fmt.size_label(table.size)}</caption> ",
+        f"<table>{caption}{what} at {fmt.size_label(table.size)}</caption> ",
         f"<thead><tr><th>Kernel</th> {head}{' <th>Note</th>' if any_notes else ''}</tr></thead> <tbody>",
     ]
     for r in rows:
         cells = []
-        for c in cols:
+        for c, h, text in zip(cols, headers, texts[r.kernel], strict=True):
             x = fig(r, c)
-            text = notes.time_cell(r) if c == "time" else fmt.cell(c, x)
-            cells.append(f'<td class="gloss-num">{text}</td>')
+            cells.append(f'<td class="gloss-num" data-label="{escape(h)}">{text}</td>')
             if x is not None:
                 k = notes.kernel_ms(r) if c == "time" else None
                 unit = "pct_copy" if is_relative(c) else c  # a percentage, as "% of copy"
                 kernel = f" (kernel {fmt.number(k)})" if k else ""
                 values.append(f"{vkey} {r.kernel} {c}: {fmt.prose(unit, x)}{kernel}")
-        note = f'<td class="gloss-note">{escape(note_cells[r.kernel])}</td>' if any_notes else ""
+        note = (f'<td class="gloss-note" data-label="Note">{escape(note_cells[r.kernel])}</td>'
+                if any_notes else "")
         mark = (' <span class="gloss-suspect-mark" title="suspect" data-search-exclude>\u26a0</span>'
                 if r.suspect else "")
         mark += notes.noisy_mark([r])
         cls = ' class="gloss-suspect"' if r.suspect else ""
         # Cells apart, so that the search index reads each figure as a word of its own ("2,404", not
         # "0.02002,4041001"); a space between cells changes nothing on the page.
-        out.append(f"<tr{cls}><td><code>{escape(r.kernel)}</code>{mark}</td> {' '.join(cells)}"
+        out.append(f'<tr{cls}><td class="gloss-kernel"><code>{escape(r.kernel)}</code>{mark}</td> {" ".join(cells)}'
                    f"{' ' + note if note else ''}</tr> ")
     out.append("</tbody></table>")
     out.append(notes.legend_html(legend))
@@ -182,6 +195,16 @@ def _embed(
     out.append(_chart(result, table, rows, metric) if metric is not None else "")
     out.append("</div>")
     return Shown("".join(out), tuple(values))
+
+
+_CAPTION = re.compile(
+    r'(<div class="gloss-measured" data-experiment="([^"]+)"[^>]*>(?:(?!<caption|</table>).)*)<caption>', re.S)
+
+
+def with_author_ids(html: str) -> str:
+    """A page's HTML as the preview shows it to authors: each table's caption (the experiment's title)
+    names the experiment's id on hover, the id a directive and ``gloss measure`` take."""
+    return _CAPTION.sub(lambda m: f'{m.group(1)}<caption title="experiment {m.group(2)}">', html)
 
 
 def _no_column(result: Result, rows: Sequence[Row], column: Column) -> Failure:
@@ -279,7 +302,7 @@ def value(
         )
     text = fmt.prose(column, x)
     kernel = rows[0].kernel  # the label, however the reference named the row
-    title = f"{experiment}, {kernel}, {fmt.size_label(table.size)}, {result.node}"
+    title = f"{kernel} at {fmt.size_label(table.size)}, measured on {result.node}"  # words, no ids
     html = f'<span class="gloss-value" title="{escape(title)}">{_inline(text)}</span>{_marks(rows, column)}'
     return Shown(html, (f"{_values_key(result, table)} {kernel} {column}: {text}",), result.node)
 
@@ -319,7 +342,7 @@ def ratio(
         )
     text = fmt.percent(100 * a / b) if as_percent else fmt.ratio(a / b)
     num, den = rows[0].kernel, rows[1].kernel
-    title = f"{experiment}, {num} over {den} in {COLUMNS[column][0]}, {fmt.size_label(table.size)}, {result.node}"
+    title = f"{num} over {den} in {COLUMNS[column][0]} at {fmt.size_label(table.size)}, measured on {result.node}"
     html = f'<span class="gloss-value gloss-ratio" title="{escape(title)}">{_inline(text)}</span>{_marks(rows, column)}'
     return Shown(html, (f"{_values_key(result, table)} {num}/{den} {column}: {text}",), result.node)
 

@@ -318,9 +318,10 @@ def prepare(root: Path, docs_dir: str = "content", *, preview: bool = False,
     build.pages[LESSON_INDEX] = render.render_lesson_index(LESSON_INDEX, lessons, pending("lesson"), preview=preview)
     named = render.az_order(terms)
     build.letters = nav.group([(t.src_uri, name) for t, name in named], nav_max_terms)
-    build.pages[GLOSSARY_INDEX] = render.render_glossary_index(
-        GLOSSARY_INDEX, [(x.label, x.uri, len(x.uris)) for x in build.letters], pending("term"), preview=preview)
     names, ledes = {t.src_uri: name for t, name in named}, {t.src_uri: t.lede for t in terms}
+    build.pages[GLOSSARY_INDEX] = render.render_glossary_index(
+        GLOSSARY_INDEX, [(x.label, x.uri, [(names[u], u) for u in x.uris]) for x in build.letters], pending("term"),
+        preview=preview)
     build.pages.update(nav.pages(build.letters, titles=names, ledes=ledes, index_uri=GLOSSARY_INDEX))
     build.pages[MEASUREMENTS_PAGE] = measured.measurements_page(view, embedded_by)
     build.pages[ROOFLINE_PAGE] = measured.roofline_page(view)

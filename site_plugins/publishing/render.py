@@ -193,23 +193,36 @@ def body_of(markdown: str) -> str:
     return markdown[m.end():].lstrip("\n") if m else markdown
 
 
-def render_glossary_index(index_uri: str, letters: Sequence[tuple[str, str, int]], pending: int, *,
-                          preview: bool = False) -> str:
-    """The A–Z page: each letter (``(label, letter page docs path, term count)``) with its count. Terms
-    are listed on the letter pages, so that this page stays the same size however many terms there are."""
+#: The A–Z page names at most this many terms under a letter; the letter's own page lists them all (with
+#: their definitions), so that this page stays small however many terms there are.
+AZ_NAMES = 12
+
+
+def render_glossary_index(index_uri: str, letters: Sequence[tuple[str, str, Sequence[tuple[str, str]]]],
+                          pending: int, *, preview: bool = False) -> str:
+    """The A–Z page: each letter (``(label, letter page docs path, [(term name, term docs path), ...])``)
+    with its count and the names of its first :data:`AZ_NAMES` terms, each a link to its page."""
     # Out of the search index: each term is found by its own entry.
     out = [UNSEARCHED, "# Glossary\n\n",
-           "The terms A to Z: each letter's page lists its terms with their one-line definitions.\n\n"]
+           "The terms A to Z; each letter's page lists its terms with their one-line definitions.\n\n"]
     if pending:
         out.append(_pending_note(pending, "term", preview))
     if not letters:
         out.append("\nNo term is published yet.\n")
     else:
         out.append("\n")
-    for label, uri, count in letters:
+    for label, uri, terms in letters:
         shown = "Other (digits and symbols)" if label == OTHER_INITIAL else label
-        out.append(f"- [{shown}]({rel(index_uri, uri)}): {count:,} term{'' if count == 1 else 's'}\n")
+        count = len(terms)
+        names = ", ".join(f"[{_md_text(name)}]({rel(index_uri, t)})" for name, t in terms[:AZ_NAMES])
+        more = f", and {count - AZ_NAMES:,} more" if count > AZ_NAMES else ""
+        out.append(f"- [{shown}]({rel(index_uri, uri)}), {count:,} term{'' if count == 1 else 's'}: {names}{more}\n")
     return "".join(out)
+
+
+def _md_text(text: str) -> str:
+    """A name as link text: Markdown's own punctuation kept literal."""
+    return "".join(f"\\{c}" if c in "\\`*_[]<>" else c for c in text)
 
 
 def _short_name(term: Entry) -> str:
@@ -380,14 +393,15 @@ def _entries(n: int) -> str:
     return f"{n} entr{'y' if n == 1 else 'ies'}"
 
 
-HOW_TO_PREVIEW = ("To read every entry as a draft, build the preview: <code>make preview</code> writes it to "
-                  "<code>site-preview/</code>, <code>make serve</code> serves it on your machine; "
-                  "<code>gloss status</code> lists what each entry still needs.")
+#: What a reader of the published site is told about the entries it leaves out: words about review, no
+#: commands (the authors' way to the drafts, make preview and gloss status, is in README and in the
+#: line make site prints last).
+WHEN_PUBLISHED = "Each entry appears here once its author and a reviewer have both signed it."
 
 
 def home_notice(t: Tally, *, preview: bool) -> str:
     """The home page's word on entries that are not published (HTML; empty when every entry is), so an
-    empty or partly empty site says why and how to see the rest. Built from the publish decision."""
+    empty or partly empty site says why. Built from the publish decision."""
     if t.waiting == 0:
         return ""
     await_ = "awaits" if t.waiting == 1 else "await"
@@ -401,11 +415,11 @@ def home_notice(t: Tally, *, preview: bool) -> str:
     if t.published == 0:
         title = "Nothing is published yet"
         text = (f"None of the {_entries(t.total)} (terms and lessons) has been signed by its author and a "
-                f"reviewer yet, so this site shows none of them. {HOW_TO_PREVIEW}")
+                f"reviewer yet, so this site shows none of them. {WHEN_PUBLISHED}")
     else:
         title = "Not every entry is published yet"
         text = (f"{t.published} of {_entries(t.total)} are published; the other {t.waiting} {await_} sign-off by "
-                f"their author and a reviewer and are left out of this site. {HOW_TO_PREVIEW}")
+                f"their author and a reviewer and {'is' if t.waiting == 1 else 'are'} not shown yet. {WHEN_PUBLISHED}")
     return _notice(title, text)
 
 

@@ -96,6 +96,60 @@ def published_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]
     yield from _serve(_build(tmp_path_factory.mktemp("published") / "site", preview=False))
 
 
+#: The entries the signed site publishes: signed by two fictional people. The rest stay drafts.
+SIGNED = ("memory-coalescing", "host-device-transfers", "bank-conflict", "tiling", "tensor-cores", "atomics",
+          "barrier", "warp", "warp-divergence", "reduction", "swizzling", "double-buffering", "vectorized-loads",
+          "halo", "latency-hiding", "launch-overhead", "l2-cache", "memory-transaction", "register-tiling",
+          "async-copy", "invalid-argument")
+SIGNED_LESSONS = ("day16-matmul",)
+
+
+@pytest.fixture(scope="session")
+def signed_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    """The real content in a fresh repository whose registry holds two fictional people (SSH keys made
+    here with ssh-keygen): they sign :data:`SIGNED` terms and :data:`SIGNED_LESSONS` as author and reviewer,
+    and the site is built as ``make site`` builds it (strict, audited). Every other entry is a draft."""
+    import subprocess
+
+    from site_plugins import cli
+    from site_plugins.cli import build as sitebuild
+
+    if shutil.which("ssh-keygen") is None:
+        pytest.skip("ssh-keygen is not installed (apt-get install openssh-client)")
+    tmp = tmp_path_factory.mktemp("signed")
+    root = tmp / "project"
+    tracked = subprocess.run(["git", "-C", str(ROOT), "ls-files", "-z"], check=True, capture_output=True).stdout
+    for rel in tracked.decode().split("\0"):
+        if rel and not rel.startswith(("tests/", "site_plugins/", "bench/", "reviews/")) and (ROOT / rel).is_file():
+            (root / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / rel, root / rel)
+    people = []
+    for name, handle in (("Ada Author", "ada"), ("Rex Reviewer", "rex")):
+        key = tmp / "keys" / handle
+        key.parent.mkdir(exist_ok=True)
+        subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", handle, "-f", str(key)], check=True)
+        people.append(f"  - name: {name}\n    keys:\n      - {key.with_suffix('.pub').read_text().strip()}\n")
+    (root / "signoff.yaml").write_text("people:\n" + "".join(people), encoding="utf-8")
+    git = ["git", "-C", str(root), "-c", "user.name=T", "-c", "user.email=t@example.invalid"]
+    subprocess.run([*git, "init", "-q", "-b", "main"], check=True)
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "fixture"], check=True)
+    paths = [f"content/terms/{s}.md" for s in SIGNED] + [f"content/lessons/{s}.md" for s in SIGNED_LESSONS]
+    for role, handle in (("author", "ada"), ("reviewer", "rex")):  # one call signs them all
+        assert cli.main(["sign", *paths, "--as", role, "--key", str(tmp / "keys" / handle), "--root", str(root)]) == 0
+    subprocess.run([*git, "commit", "-q", "-am", "signed"], check=True)
+    old = os.environ.get("GLOSS_PREVIEW")
+    os.environ["GLOSS_PREVIEW"] = "0"
+    try:
+        assert sitebuild.main(["-f", str(root / "mkdocs.yml"), "-d", str(root / "site")]) == 0  # strict, audited
+    finally:
+        if old is None:
+            del os.environ["GLOSS_PREVIEW"]
+        else:
+            os.environ["GLOSS_PREVIEW"] = old
+    yield from _serve(root / "site")
+
+
 @pytest.fixture(scope="session")
 def presets_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     """A tiny site with one term per preset of the tile-lifecycle diagram (preview: all drafts)."""

@@ -70,9 +70,12 @@ def test_a_to_z_names_keep_their_own_capitalisation() -> None:
                       index_uri="terms/index.md")
     listed = re.findall(r"^- \[([^\]]+)\]", "".join(pages.values()), re.M)
     assert listed == ["cuBLAS", "cuDNN", "libcuda.so", "nvidia-smi", "Tensor Core", "tiling"]
-    md = render_glossary_index("terms/index.md", [(x.label, x.uri, len(x.uris)) for x in letters], 0)
-    assert re.findall(r"^- \[(\w)\]\(letters/\w/index.md\): (\d) terms?$", md, re.M) == [
-        ("C", "2"), ("L", "1"), ("N", "1"), ("T", "2")]
+    titles = {t.src_uri: name for t, name in named}
+    md = render_glossary_index("terms/index.md", [(x.label, x.uri, [(titles[u], u) for u in x.uris])
+                                                  for x in letters], 0)
+    assert re.findall(r"^- \[(\w)\]\(letters/\w/index.md\), (\d) terms?: (.*)$", md, re.M) == [
+        ("C", "2", "[cuBLAS](t0.md), [cuDNN](t1.md)"), ("L", "1", "[libcuda.so](t2.md)"),
+        ("N", "1", "[nvidia-smi](t3.md)"), ("T", "2", "[Tensor Core](t5.md), [tiling](t4.md)")]
 
 
 def test_preview_a_to_z_note_says_the_drafts_are_listed(tmp_path: Path) -> None:

@@ -3,9 +3,12 @@ values, names and ceilings; an axis with its unit; a width that follows the colu
 
 from __future__ import annotations
 
+import itertools
+import math
 import random
 import re
 import xml.etree.ElementTree as ET
+from pathlib import Path
 
 import pytest
 
@@ -94,6 +97,8 @@ def test_the_axis_gives_round_values_and_the_unit() -> None:
 def test_the_svg_takes_the_column_width_without_a_pixel_width() -> None:
     out = chart.render(DAY13, unit="GB/s", title="t", desc="d", ceiling=COPY.value, ceiling_text=COPY.label,
                        second=(MEMCPY.value, MEMCPY.label)).replace(chart.ID, "c")
+    narrow_svg, wide_svg = out.split("</svg>")[:2]
+    out = narrow_svg + "</svg>"
     svg = ET.fromstring(out)
     assert svg.get("width") == "100%" and svg.get("viewBox", "").startswith(f"0 0 {chart.WIDTH} ")
     assert not re.search(r"\d\s*px", out), "no pixel width anywhere"
@@ -104,3 +109,80 @@ def test_the_svg_takes_the_column_width_without_a_pixel_width() -> None:
     assert svg.get("role") == "img" and svg.get("aria-labelledby") == "c-t c-d"
     texts = [t.text for t in svg.iter(f"{SVG}text")]
     assert texts[0].startswith("copy kernel") and "GB/s" in texts
+    # The wide layout: the same chart on a wider viewBox, capped the same way, out of the search index.
+    wide = ET.fromstring(wide_svg + "</svg>")
+    assert wide.get("class") == "gloss-chart gloss-chart--w" and wide.get("data-search-exclude") == ""
+    assert wide.get("viewBox", "").startswith(f"0 0 {chart.WIDE} ")
+    assert wide.get("style") == f"max-width:calc(0.8rem * {chart.WIDE} / {chart.FONT})"
+    assert wide.get("aria-labelledby") == "cw-t cw-d"
+    # It shows where the column is at least WIDE_REM wide; there its text draws at 11 px or more.
+    assert chart.FONT * chart.WIDE_REM * 20 / chart.WIDE >= 11
+    css = (Path(__file__).parents[2] / "site_plugins/assets/measured/measured.css").read_text(encoding="utf-8")
+    assert f"@container gloss-measured (width >= {chart.WIDE_REM}rem)" in css
+
+
+# --- the axis the data call for -------------------------------------------------------------------------
+
+# The day-16 ladder on the H200 (GFLOP/s, as the committed result gives them): cuBLAS on tensor cores is
+# seven times cuBLAS SGEMM, and scaled to it the FP32 rungs the lesson is about were slivers.
+LADDER = [5855.0, 8672.0, 8092.0, 8022.0, 28588.0, 35036.0, 39511.0, 38961.0, 51210.0, 364073.0]
+# Host transfers of 4 MiB in streams beside the kernel they feed, in device memory (GB/s).
+TRANSFERS = [53.1, 84.9, 82.5, 2629.0]
+
+
+@pytest.mark.parametrize(("values", "guides", "expected"), [
+    (LADDER, [], chart.Scale("broken", 51210.0)),
+    (TRANSFERS, [], chart.Scale("broken", 84.9)),
+    # Two bars far above eight others: both off the scale (at most a third of the bars may be).
+    ([1.0, 1.2, 1.1, 1.3, 1.0, 1.2, 1.1, 1.4, 9.0, 10.0], [], chart.Scale("broken", 1.4)),
+    # A ceiling above the rest but under the break counts in the scale.
+    (TRANSFERS, [120.0], chart.Scale("broken", 120.0)),
+    # A gap that is not big enough, or too many bars above it: linear, to the largest value or ceiling.
+    ([555.0, 1744.0, 3606.0, 4050.0], [4074.0, 4250.0], chart.Scale("linear", 4250.0)),
+    ([1.0, 10.0, 11.0], [], chart.Scale("linear", 11.0)),
+    # A slow outlier at the bottom is the comparison itself (atomics on one word): linear.
+    ([1016.0, 1025.0, 9.59, 1023.0], [], chart.Scale("linear", 1025.0)),
+    # Values spread evenly over four decades: slivers on a linear axis, so logarithmic.
+    ([3.0, 30.0, 300.0, 3000.0, 30000.0], [], chart.Scale("log", 100000.0, 1.0)),
+    # Too few bars to judge, or none: linear.
+    ([1.0, 100.0], [], chart.Scale("linear", 100.0)),
+    ([], [], chart.Scale("linear", 1.0)),
+])
+def test_the_scale_is_chosen_from_the_values(values: list[float], guides: list[float], expected: chart.Scale) -> None:
+    assert chart.choose_scale(values, guides) == expected
+
+
+def test_an_off_scale_bar_is_cut_and_the_rungs_use_the_axis() -> None:
+    bars = [chart.Bar(f"rung {i}", v, f"{v:,.0f}") for i, v in enumerate(LADDER)]
+    lay = chart.layout(bars, unit="GFLOP/s")
+    assert lay.scale == chart.Scale("broken", 51210.0)
+    span = chart.WIDTH - chart.VALUE_W - chart.X0
+    widths = [r.w for r in lay.bars]
+    # The rungs in proportion to cuBLAS SGEMM, the largest on the scale, at the axis's end...
+    assert widths[:9] == pytest.approx([span * v / 51210.0 for v in LADDER[:9]])
+    assert widths[0] > 30 and widths[6] > 4 * widths[0]
+    # ...and cuBLAS TF32 past it, marked, with two cuts and its value said to be off the scale.
+    assert [r.off for r in lay.bars] == [False] * 9 + [True]
+    assert widths[9] == span + chart.OFF_W
+    assert len([ln for ln in lay.lines if ln.cls == "gloss-chart-break"]) == 2
+    assert any(t.text == "364,073\u00a0GFLOP/s, off the scale" for t in lay.texts)
+    assert any(t.text == "GFLOP/s, axis cut" for t in lay.texts)
+    assert chart.collisions(lay) == []
+    out = chart.render(bars, unit="GFLOP/s", title="t", desc="Bar chart.", ceiling=None, ceiling_text="")
+    assert out.count('class="gloss-chart-bar gloss-chart-bar--off"') == 2  # narrow and wide
+    assert ("The axis is cut at 51,210\u00a0GFLOP/s: the bars beyond it are drawn broken, off the scale of "
+            "the others.") in out
+
+
+def test_a_log_axis_has_round_powers_of_ten() -> None:
+    bars = [chart.Bar(str(v), v, str(v)) for v in (3.0, 30.0, 300.0, 3000.0, 30000.0)]
+    lay = chart.layout(bars, unit="GB/s", width=chart.WIDE)
+    assert lay.scale.kind == "log"
+    ticks = [t.text for t in lay.texts if t.cls == "gloss-chart-tick"]
+    values = [float(t.replace(",", "")) for t in ticks]
+    assert len(values) >= 3 and values[0] == 1.0  # powers of ten, evenly spaced in decades
+    assert all(b / a == values[1] / values[0] and math.log10(b).is_integer() for a, b in itertools.pairwise(values))
+    widths = [r.w for r in lay.bars]
+    steps = [b - a for a, b in itertools.pairwise(widths)]
+    assert steps == pytest.approx([steps[0]] * 4)  # each tenfold step the same length
+    assert chart.collisions(lay) == []

@@ -63,7 +63,8 @@ def test_the_page_lists_each_row_with_its_ratio_and_the_counter_behind_its_reaso
     assert f"| L2 (as recorded by the runner) | 60.0{NB}MiB | 50.0{NB}MiB |" in page
     assert f"| fastest copy kernel (best run) | 4,000{NB}GB/s | 3,000{NB}GB/s |" in page
     assert "3 rows in 1 experiments: within 10 % 1, more DRAM traffic (L2 size) 1, DRAM bandwidth 1." in page
-    assert "## day13-transpose { #day13-transpose }" in page
+    assert "## day13-transpose { #day13-transpose }" in page  # no title in this view: the id
+    assert "Experiment `day13-transpose`: " in page
     assert "| Kernel | H100 / H200 | Reason | H200 (ms) | H100 (ms) |" in page
     assert "| copy | 1.33\u00d7 | DRAM bandwidth (1) | 0.100 | 0.133 |" in page
     assert "| naive | 1.40\u00d7 | more DRAM traffic (L2 size) (2) | 0.500 | 0.700 |" in page

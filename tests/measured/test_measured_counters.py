@@ -34,7 +34,9 @@ def test_a_counter_in_prose_derived_or_raw(tmp_path: Path) -> None:
         "raw {{ counter day13-transpose size=8192x8192 row=naive metric=dram__bytes_read.sum }}.\n",
     )
     assert problems == []
-    assert '<span class="gloss-value gloss-counter" title="day13-transpose, tile[32][32], 8192' in md
+    assert ('<span class="gloss-value gloss-counter" title="tile[32][32] at 8192\u00a0\u00d7\u00a08192, '
+        'measured on h200-1, '
+            'Nsight Compute: ways per shared load"') in md
     key = "day13-transpose/8192x8192/h200-1"
     assert values == (
         f"{key} tile[32][32] counter conflict_ways_ld: 2.00",
@@ -96,14 +98,20 @@ def test_counter_columns_in_a_table(tmp_path: Path) -> None:
     )
     assert problems == []
     assert (
-        '<th class="gloss-num">Time (ms)</th> <th class="gloss-num">conflict ways</th> '
-        '<th class="gloss-num">sectors/req</th> <th class="gloss-num">DRAM MB</th> <th class="gloss-num">kernel µs</th>'
+        '<th class="gloss-num">Time (ms)</th> <th class="gloss-num">ways per shared '
+        'access</th> '
+        '<th class="gloss-num">sectors per request</th> <th class="gloss-num">DRAM MB</th> '
+        '<th class="gloss-num">kernel µs</th>'
     ) in md
     # naive at 8192x8192: 0.490 ms event time (not a short launch), 1.50 ways (2 on loads, 1 on stores),
     # 4 sectors per request, 537 MB, 441 µs of kernel time (the synthetic 90 %).
     assert (
-        '<td><code>naive</code></td> <td class="gloss-num">0.490</td> <td class="gloss-num">1.50</td> '
-        '<td class="gloss-num">4.00</td> <td class="gloss-num">537</td> <td class="gloss-num">441</td></tr>'
+        '<td class="gloss-kernel"><code>naive</code></td> <td class="gloss-num" data-label="Time '
+        '(ms)">0.490</td> '
+        '<td class="gloss-num" data-label="ways per shared access">1.50</td> '
+        '<td class="gloss-num" data-label="sectors per request">4.00</td> '
+        '<td class="gloss-num" data-label="DRAM MB">537</td> '
+        '<td class="gloss-num" data-label="kernel µs">441</td></tr>'
     ) in md
 
 
@@ -111,8 +119,9 @@ def test_short_launches_show_the_kernel_duration_and_say_which_is_which(tmp_path
     view = load_view(kit.make_project(tmp_path, counters=True))
     md, problems, values = run(view, "{{ measured day13-transpose size=2003x3001 rows=copy,naive }}\n")
     assert problems == []
-    assert '</span></td> <td class="gloss-num">0.0200 (kernel 0.0180)</td>' in md  # copy, 20 µs: short
-    assert '</span></td> <td class="gloss-num">0.0600</td>' in md  # naive, 60 µs: not short
+    # copy, 20 µs: short
+    assert '</span></td> <td class="gloss-num" data-label="Time (ms)">0.0200 (kernel 0.0180)</td>' in md
+    assert '</span></td> <td class="gloss-num" data-label="Time (ms)">0.0600</td>' in md  # naive, 60 µs: not short
     assert (
         f"Times are medians of CUDA-event timings around each launch; for launches under 50.0{NB}µs the time "
         "column also gives, as \u201ckernel\u201d, the kernel's own duration measured by Nsight Compute "

@@ -45,8 +45,10 @@ def test_fresh_result_becomes_tables_with_ceilings_and_reasons(tmp_path: Path) -
         preview=False,
     ).markdown
     assert (
-        '<td><code>cudaMemcpy D2D</code></td> <td class="gloss-num">0.540</td> <td class="gloss-num">3,977</td> '
-        '<td class="gloss-num">\u2014</td> <td class="gloss-note">1</td></tr>'
+        '<td class="gloss-kernel"><code>cudaMemcpy D2D</code></td> <td class="gloss-num" data-label="Time '
+        '(ms)">0.540</td> '
+        '<td class="gloss-num" data-label="GB/s">3,977</td> '
+        '<td class="gloss-num" data-label="% of copy">\u2014</td> <td class="gloss-note" data-label="Note">1</td></tr>'
     ) in md
     assert '<li>copy ceiling, measured at 16384x16384 in the same run</li>' in md
 

@@ -57,9 +57,9 @@ def test_a_table_without_node_shows_every_node_in_a_tab_of_its_own() -> None:
     assert 'data-node="h200-1"' in tabs[0] and "on verification node h200-1." in tabs[0]
     assert 'data-node="h100-1"' in tabs[1] and "NVIDIA H100 80GB HBM3, driver" in tabs[1]
     assert "captured 2026-12-05 on verification node h100-1." in tabs[1]
-    assert '<td class="gloss-num">2,684</td>' in tabs[1] and "2,684" not in tabs[0]
+    assert '<td class="gloss-num" data-label="GB/s">2,684</td>' in tabs[1] and "2,684" not in tabs[0]
     assert "a reason only the H100 has" in tabs[1] and "a reason only the H100 has" not in tabs[0]
-    assert all(t.count("<svg") == 1 for t in tabs)
+    assert all(t.count("<svg") == 2 for t in tabs)  # one chart each, in its narrow and wide layouts
     # Ids stay unique on the page: each chart's carry its tab's number.
     ids = re.findall(r' id="([^"]+)"', block)
     assert len(ids) == len(set(ids)) and "gloss-measured-1-1-t" in ids and "gloss-measured-1-2-t" in ids
@@ -103,7 +103,7 @@ def test_prose_figures_come_from_the_default_node_and_the_page_says_so() -> None
     assert problems == []
     said, _, text = md.split("\n")[:3]
     assert said == '<p class="gloss-figures-node" data-search-exclude>Figures in the text: NVIDIA H200 (h200-1).</p>'
-    assert 'title="day13-transpose, copy, 8192\u00a0\u00d7\u00a08192, h200-1"' in text
+    assert 'title="copy at 8192\u00a0\u00d7\u00a08192, measured on h200-1"' in text
     assert values == (f"day13-transpose/8192x8192/h200-1 copy gbps: 3,835{NB}GB/s",)
 
 

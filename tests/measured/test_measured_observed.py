@@ -82,7 +82,7 @@ def test_observed_values_render_from_the_result(tmp_path: Path) -> None:
     assert f"use 48{NB}KiB by default and 227{NB}KiB after the opt-in, of 228{NB}KiB per SM" in text
     assert "an SM holds 2,048 threads" in text
     assert f"keeps 8 blocks (100{NB}% of the warps) resident per SM" in text
-    assert '<code class="gloss-observed" title="toy-copy, 64 KiB, no opt-in, 1M, test-node">' in html
+    assert '<code class="gloss-observed" title="64 KiB, no opt-in at 1M, measured on test-node">' in html
 
 
 @pytest.mark.parametrize(

@@ -39,7 +39,8 @@ def test_embed_renders_provenance_then_table_then_chart() -> None:
     assert before == "Before." and after == "After.\n"
     assert block.startswith(
         '<div class="gloss-measured" data-experiment="day13-transpose" data-size="8192x8192" '
-        'data-node="h200-1"><p class="gloss-measured-provenance" data-search-exclude>' + SENTENCE + ".</p><table>"
+        'data-node="h200-1" data-fit="0"><p class="gloss-measured-provenance" data-search-exclude>' + SENTENCE
+        + ".</p><table><caption>day13-transpose at 8192\u00a0\u00d7\u00a08192</caption>"
     )
     assert block.index("gloss-measured-provenance") < block.index("<table>") < block.index("<svg")
     assert (
@@ -47,8 +48,9 @@ def test_embed_renders_provenance_then_table_then_chart() -> None:
         '<th class="gloss-num">% of copy</th></tr></thead>'
     ) in block
     assert (
-        '<tr><td><code>tile[32][33]</code></td> <td class="gloss-num">0.145</td> '
-        '<td class="gloss-num">3,703</td> <td class="gloss-num">93.1</td></tr>'
+        '<tr><td class="gloss-kernel"><code>tile[32][33]</code></td> <td class="gloss-num" data-label="Time '
+        '(ms)">0.145</td> '
+        '<td class="gloss-num" data-label="GB/s">3,703</td> <td class="gloss-num" data-label="% of copy">93.1</td></tr>'
     ) in block
     assert re.findall(r"<code>([^<]+)</code>", block) == ["copy", "naive", "tile[32][32]", "tile[32][33]"]
     key = "day13-transpose/8192x8192/h200-1"
@@ -81,11 +83,12 @@ def test_suspect_and_noisy_rows_are_marked_with_their_reason() -> None:
     md, problems, _ = run("{{ measured day13-transpose size=2003x3001 }}\n")
     assert problems == []
     assert (
-        '<tr class="gloss-suspect"><td><code>copy</code> <span class="gloss-suspect-mark" title="suspect" '
+        '<tr class="gloss-suspect"><td class="gloss-kernel"><code>copy</code> '
+        '<span class="gloss-suspect-mark" title="suspect" '
         'data-search-exclude>\u26a0</span></td>'
     ) in md
-    assert '<td class="gloss-note">1</td>' in md
-    assert '<td class="gloss-note">1, 2</td>' in md
+    assert '<td class="gloss-note" data-label="Note">1</td>' in md
+    assert '<td class="gloss-note" data-label="Note">1, 2</td>' in md
     assert (
         '<ol class="gloss-notes" aria-label="Notes"><li>suspect: working set fits in L2</li>'
         "<li>noisy: stopped at the time limit</li></ol>"
@@ -146,7 +149,9 @@ def test_gflops_experiment_has_no_copy_column_and_no_ceiling_line() -> None:
 def test_two_charts_on_a_page_get_unique_ids() -> None:
     md, _, _ = run("{{ measured day13-transpose size=8192x8192 }}\n\n{{ measured day13-transpose size=8192x8192 }}\n")
     ids = re.findall(r' id="([^"]+)"', md)
-    assert ids == ["gloss-measured-1-t", "gloss-measured-1-d", "gloss-measured-2-t", "gloss-measured-2-d"]
+    # Each chart comes twice (narrow and wide layouts), the wide one's ids with a "w".
+    assert ids == ["gloss-measured-1-t", "gloss-measured-1-d", "gloss-measured-1w-t", "gloss-measured-1w-d",
+                   "gloss-measured-2-t", "gloss-measured-2-d", "gloss-measured-2w-t", "gloss-measured-2w-d"]
 
 
 def test_values_and_ratios_in_prose_match_the_table() -> None:
@@ -179,9 +184,10 @@ def test_values_and_ratios_in_prose_match_the_table() -> None:
         f"day16-matmul/4096/h200-1 smem tile gflops: 10,995{NB}GFLOP/s",
     )
     # The same figure in prose and in the table, from the one formatter.
-    assert '<td class="gloss-num">3,703</td>' in md and f"{key} tile[32][33] gbps: 3,703{NB}GB/s" in values[6:]
+    assert '<td class="gloss-num" data-label="GB/s">3,703</td>' in md
+    assert f"{key} tile[32][33] gbps: 3,703{NB}GB/s" in values[6:]
     assert (
-        '<span class="gloss-value" title="day13-transpose, tile[32][33], 8192\u00a0\u00d7\u00a08192, h200-1">'
+        '<span class="gloss-value" title="tile[32][33] at 8192\u00a0\u00d7\u00a08192, measured on h200-1">'
         f"3,703{NB}GB/s</span>"
     ) in md
     # Inline HTML keeps Markdown punctuation inert.
@@ -267,7 +273,7 @@ def test_shared_memory_experiment_defaults_to_shared_bandwidth_without_copy_or_c
     assert ('<th class="gloss-num">Time (ms)</th> <th class="gloss-num">Shared-memory GB/s</th></tr>') in md
     assert "<caption>day15-bank-conflicts at 16384 blocks x 256 loads</caption>" in md
     assert "gloss-chart-ceiling" not in md and "% of copy" not in md
-    assert 'title="day15-bank-conflicts, stride 32 (32-way) over stride 1 (conflict-free) in Time (ms), ' in md
+    assert 'title="stride 32 (32-way) over stride 1 (conflict-free) in Time (ms) at ' in md
     assert values[-1] == (
         "day15-bank-conflicts/16384 blocks x 256 loads/h200-1 "
         "stride 32 (32-way)/stride 1 (conflict-free) time: 30.0\u00d7"
@@ -275,9 +281,9 @@ def test_shared_memory_experiment_defaults_to_shared_bandwidth_without_copy_or_c
     assert f"stride 1 (conflict-free) shared_gbps: 17,180{NB}GB/s" in values[2]
 
 
-def test_placeholder_include_path_is_shown_in_its_real_form() -> None:
+def test_include_paths_are_left_out_of_the_flags_readers_see() -> None:
     from site_plugins.measured import render
 
-    assert render.shown_flags("--cubin -O3 -arch sm_90 -I{pycuda}/cuda") == (
-        "--cubin -O3 -arch sm_90 -I…/site-packages/pycuda/cuda"
+    assert render.shown_flags("--cubin -O3 -arch sm_90 -Icode/day16-matmul -I{pycuda}/cuda") == (
+        "--cubin -O3 -arch sm_90"
     )

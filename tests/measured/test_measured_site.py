@@ -89,8 +89,9 @@ def test_fresh_result_renders_provenance_table_chart_and_values(tmp_path: Path) 
         < block.index("<svg")
     )
     assert (
-        '<tr><td><code>tile[32][33]</code></td> <td class="gloss-num">0.145</td> <td class="gloss-num">3,703</td> '
-        '<td class="gloss-num">96.6</td></tr>'
+        '<tr><td class="gloss-kernel"><code>tile[32][33]</code></td> <td class="gloss-num" data-label="Time '
+        '(ms)">0.145</td> '
+        '<td class="gloss-num" data-label="GB/s">3,703</td> <td class="gloss-num" data-label="% of copy">96.6</td></tr>'
     ) in block
     assert '<svg class="gloss-chart" role="img" aria-labelledby="gloss-measured-1-t gloss-measured-1-d"' in block
     assert "<script" not in block[: block.index("</svg>")]

@@ -85,11 +85,18 @@ def test_a_letter_of_more_runs_than_a_page_holds_gets_a_page_per_run() -> None:
         "- [sc](../../../sc.md): About sc.\n- [sd](../../../sd.md): About sd.\n")
 
 
-def test_the_a_to_z_page_lists_letters_with_counts_not_terms() -> None:
-    from site_plugins.publishing.render import render_glossary_index
+def test_the_a_to_z_page_names_a_few_terms_per_letter_and_counts_the_rest() -> None:
+    from site_plugins.publishing.render import AZ_NAMES, render_glossary_index
 
-    letters = nav.group(named(*(f"term{i}" for i in range(5000)), "2:4 sparsity", "atomic"), 60)
-    md = render_glossary_index("terms/index.md", [(x.label, x.uri, len(x.uris)) for x in letters], 0)
-    assert md.endswith("- [A](letters/a/index.md): 1 term\n- [T](letters/t/index.md): 5,000 terms\n"
-                       "- [Other (digits and symbols)](letters/other/index.md): 1 term\n")
-    assert len(md) < 1000
+    terms = named(*(f"term{i}" for i in range(5000)), "2:4 sparsity", "atomic")
+    by_uri = dict(terms)
+    letters = nav.group(terms, 60)
+    md = render_glossary_index("terms/index.md", [(x.label, x.uri, [(by_uri[u], u) for u in x.uris])
+                                                  for x in letters], 0)
+    lines = md.splitlines()
+    assert "- [A](letters/a/index.md), 1 term: [atomic](atomic.md)" in lines
+    assert "- [Other (digits and symbols)](letters/other/index.md), 1 term: [2:4 sparsity](2:4-sparsity.md)" in lines
+    t = next(line for line in lines if line.startswith("- [T]"))
+    assert t.startswith("- [T](letters/t/index.md), 5,000 terms: [term0](term0.md), [term1](term1.md), ")
+    assert t.count("](") == 1 + AZ_NAMES and t.endswith(f", and {5000 - AZ_NAMES:,} more")
+    assert len(md) < 2000  # the same size however many terms there are

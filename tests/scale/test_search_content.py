@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 from sitekit import build_site
 
+from site_plugins.publishing import searchwords
 from site_plugins.publishing.render import PENDING_SENTENCE
 
 REPO = Path(__file__).resolve().parents[2]
@@ -42,7 +43,9 @@ def test_a_term_is_found_by_its_definition_and_its_measured_table(index: list[di
         assert first["title"] == f"What is {synthetic.name(i)}?"
         assert f"The {synthetic.name(i)} of a kernel, defined here in one sentence" in first["text"]
         measured = next(d for d in index if d["location"] == slug + "#measured")
-        assert re.search(r"bench-\w+ at (2003\xa0×\xa03001|8192\xa0×\xa08192)", measured["text"])  # the caption
+        # The caption: the experiment's title (its spec's words, not its id) and the size.
+        assert re.search(r"A synthetic experiment for the build benchmark at (2003\xa0×\xa03001|8192\xa0×\xa08192)",
+                         measured["text"])
         assert "<code>copy</code>" in measured["text"] and "GB/s" in measured["text"]  # rows and columns
     # Each figure is a word of its own (cells run together would make "0.02002,4041001").
     banks = next(d["text"] for d in index if d["location"] == "terms/term-0001/#measured")
@@ -67,7 +70,9 @@ def test_only_a_terms_own_record_carries_the_boost(index: list[dict[str, str]]) 
         records = [d for d in index if d["location"].startswith(slug)]
         assert len(records) > 1
         assert [d["location"] for d in records if "boost" in d] == [slug]
-    assert not [d for d in index if "boost" in d and not d["location"].startswith("terms/")]
+    # Elsewhere only code files' records carry one, a small one: found, never first.
+    assert not [d for d in index if "boost" in d and not d["location"].startswith("terms/")
+                and not (d["location"].startswith("code/") and d["boost"] == searchwords.CODE_BOOST)]
 
 
 def test_marks_and_lists_of_titles_are_not_search_words(index: list[dict[str, str]]) -> None:
