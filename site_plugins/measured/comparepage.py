@@ -30,8 +30,10 @@ def comparison_page(view: ResultsView) -> str | None:
         f"longer. A row within {pct} is not explained further. For every other row the reason is the first of "
         "these that the recorded figures support:",
         "",
-        f"1. **{REASON_WORDS['host']}**: a host transfer, transfer pipeline or launch row; its time is spent on "
-        "the host link or in launching, which the kernel counters do not measure.",
+        f"1. **{REASON_WORDS['launch']}**: a launch row; its time per launch mixes the driver, the host and the "
+        "GPU's own per-kernel cost, which no counter recorded here separates.",
+        f"1. **{REASON_WORDS['host']}**: a host transfer or transfer pipeline row; its time is spent on the host "
+        "link, which the kernel counters do not measure.",
         f"2. **{REASON_WORDS['dram-bytes']}**: the slower GPU moved more than {pct} more DRAM bytes (Nsight "
         "Compute `dram__bytes_read.sum` + `dram__bytes_write.sum`) for the same work, so less of it was served "
         "from its L2 cache.",

@@ -34,8 +34,12 @@ CASES = [
     ("within ten percent", side(H100, 1.09), side(H200, 1.0), 1.33, "same", ""),
     ("a faster H100 within ten percent", side(H100, 0.91), side(H200, 1.0), 1.33, "same", ""),
     ("host transfer", side(H100, 0.78, None, None, "transfer"), side(H200, 1.0, None, None, "transfer"), 1.33,
-     "host", "a transfer row: its time is spent on the host link or in launching, which the kernel counters "
+     "host", "a transfer row: its time is spent on the host link, which the kernel counters "
      "recorded here do not measure"),
+    ("a graph launch row is not called host side", side(H100, 1.10, None, None, "launch"),
+     side(H200, 1.0, None, None, "launch"), 1.33, "launch",
+     "a launch row: its time per launch mixes the driver, the host and the GPU's own per-kernel cost in a share "
+     "no counter recorded here separates"),
     ("more DRAM bytes on the smaller L2", side(H100, 1.21, dram=258.0), side(H200, 1.0), 1.33, "dram-bytes",
      f"the H100 moved 2.58\u00d7 the DRAM bytes of the H200 (Nsight Compute dram__bytes_read.sum + "
      f"dram__bytes_write.sum): less of the data stayed in its 50.0{NB}MiB L2 (60.0{NB}MiB on the H200)"),
