@@ -49,6 +49,12 @@ def remedy(figure: str) -> str:
     )
 
 
+def lede_remedy(key: str) -> str:
+    """How to fix a figure in a definition or summary, which no directive can supply (it is never expanded)."""
+    return (f"a {key} is shown as written (tooltips, the A–Z, search), so keep it free of figures: say it in words "
+            "and give the figure in the body, from a result with {{ value ... }} or a source with {{ cited ... }}")
+
+
 def figure_problem(path: str, line: int, figure: str) -> Problem:
     return Problem(path, line, f"hand-typed figure '{figure}'", remedy(figure))
 

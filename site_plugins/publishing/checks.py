@@ -21,11 +21,11 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from site_plugins import measured
-from site_plugins.content import md_links, normalise, source_urls
+from site_plugins.content import source_urls
 from site_plugins.files import mdnesting, schema, textfile
 from site_plugins.files.messages import Problem
 from site_plugins.links import evidence
-from site_plugins.publishing import images, pipeline, render, staging
+from site_plugins.publishing import entrycheck, images, pipeline, render, staging
 
 
 @dataclass(frozen=True)
@@ -51,34 +51,7 @@ class Checked:
     staged: staging.Plan = field(default_factory=staging.Plan)  # all the engine may read (site_plugins/staging)
 
 
-_FENCE = re.compile(r"^(?P<f>`{3,}|~{3,}).*?^(?P=f)[ \t]*$", re.M | re.S)
-_CODE_SPAN = re.compile(r"(`+)(?!`).+?(?<!`)\1(?!`)", re.S)
 _FRONT = re.compile(r"\A-{3}[ \t]*\n(?P<yaml>.*?\n)?(?:-{3}|\.{3})[ \t]*(?:\n|\Z)", re.S)
-
-
-def _blank_code(text: str) -> str:
-    """``text`` with code blocks and spans blanked (line breaks kept), so links shown as code are not links."""
-    def blank(m: re.Match[str]) -> str:
-        return re.sub(r"[^\n]", " ", m.group())
-
-    return _CODE_SPAN.sub(blank, _FENCE.sub(blank, text))
-
-
-def link_problems(path: str, src_uri: str, body: str, first_line: int, exists: Callable[[str], bool]) -> list[Problem]:
-    """Relative links to Markdown pages that the site will not have."""
-    out = []
-    base = PurePosixPath(src_uri).parent
-    text = _blank_code(body)
-    for m in md_links().finditer(text):
-        target = m.group("target")
-        if "://" in target or target.startswith(("/", "mailto:")):
-            continue
-        uri = normalise(base / target)
-        if not exists(uri):
-            line = first_line + text.count("\n", 0, m.start())
-            out.append(Problem(path, line, f"links to '{target}', which is not a page of the site",
-                               "point the link at an existing .md file, relative to this one"))
-    return out
 
 
 def _handwritten_files(docs: Path, build: pipeline.Build) -> list[Path]:
@@ -119,13 +92,14 @@ def _handwritten(root: Path, opts: Options, build: pipeline.Build, checked: Chec
     return out
 
 
-def run(root: Path, opts: Options, today: dt.date | None = None, reuse: pipeline.Reuse | None = None) -> Checked:
+def run(root: Path, opts: Options, today: dt.date | None = None, reuse: pipeline.Reuse | None = None, *,
+        keep_signables: bool = False) -> Checked:
     """Every problem the build reports. Raises :class:`evidence.EvidenceError` when the evidence file is
     unusable (a structural failure: the build stops). ``reuse``: work kept from the previous build of a
-    ``mkdocs serve``."""
+    ``mkdocs serve``; ``keep_signables``: see :func:`pipeline.prepare`."""
     ev = evidence.load(root / opts.evidence_file, opts.evidence_file)
     build = pipeline.prepare(root, opts.docs_dir, preview=opts.preview, checked=_checked_on(ev), chrome=opts.chrome,
-                             nav_max_terms=opts.nav_max_terms, reuse=reuse)
+                             nav_max_terms=opts.nav_max_terms, reuse=reuse, keep_signables=keep_signables)
     checked = Checked(build, ev, list(build.problems), draft_links=list(build.draft_links))
     checked.problems += evidence.evidence_problems(
         ev, source_urls(build.content), max_age_days=opts.evidence_max_age_days,
@@ -136,10 +110,14 @@ def run(root: Path, opts: Options, today: dt.date | None = None, reuse: pipeline
     def exists(uri: str) -> bool:  # a broken entry and an unlisted page are reported on their own
         return uri in known or uri in build.content.unloaded or uri in build.unlisted
 
-    for e in build.content.entries():
-        checked.problems += link_problems(e.path, e.src_uri, e.body, e.body_line, exists)
+    for e in build.content.entries():  # every working copy: drafts, pending changes, signed entries
+        checked.problems += entrycheck.link_problems(e.path, e.src_uri, e.body, e.body_line, exists)
+    for e in build.published.entries():  # and the signed version published while a change awaits sign-off
+        if e.src_uri in build.sources:
+            found = entrycheck.link_problems(e.path, e.src_uri, e.body, e.body_line, exists)
+            checked.problems += entrycheck.in_signed_version(found, build.states[e.path].signed_commit)
     for uri, path, body, first_line in pages:
-        checked.problems += link_problems(path, uri, body, first_line, exists)
+        checked.problems += entrycheck.link_problems(path, uri, body, first_line, exists)
         if build.view is None:
             continue
         # Same rules as entries: measurement directives work, hand-typed figures are flagged.

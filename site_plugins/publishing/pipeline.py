@@ -29,8 +29,7 @@ from site_plugins.diagrams.figure import render_diagram
 from site_plugins.files.messages import Problem
 from site_plugins.files.schema import line_of
 from site_plugins.nav import sections as nav
-from site_plugins.publishing import publish, render
-from site_plugins.publishing.images import external_images
+from site_plugins.publishing import entrycheck, publish, render
 from site_plugins.publishing.packed import Packed, PackedTexts, pack, packing, unpack
 from site_plugins.signoff import entryfiles
 from site_plugins.signoff.signable import Signable, Tree, WorkTree
@@ -62,6 +61,8 @@ class Build:
     published: Content = field(default_factory=Content)  # each entry as it is published (signed version)
     view: measured.ResultsView | None = None
     letters: list[nav.Letter] = field(default_factory=list)  # the A–Z grouping of shown terms (navigation)
+    # path -> what a sign-off of each entry covers now; kept only when asked (gloss sign), else let go
+    signables: dict[str, Signable] = field(default_factory=dict)
 
     @property
     def packing(self) -> bool:
@@ -198,12 +199,13 @@ def _stamp(root: Path, paths: tuple[str, ...]) -> tuple[tuple[str, int, int], ..
 
 def prepare(root: Path, docs_dir: str = "content", *, preview: bool = False,
             checked: Callable[[str], str | None] | None = None, chrome: Collection[str] = ("index.md",),
-            nav_max_terms: int = 60, reuse: Reuse | None = None) -> Build:
+            nav_max_terms: int = 60, reuse: Reuse | None = None, keep_signables: bool = False) -> Build:
     """Load, check and render every entry and generated page. ``chrome``: the docs paths of hand-written
     pages published without sign-off (any other page outside terms/ and lessons/ is left out and reported).
     ``checked(url)`` gives a source's last successful check date (YYYY-MM-DD) or None; ``nav_max_terms``
     is the most terms one navigation section lists (see :mod:`site_plugins.nav.sections`); ``reuse`` carries work
-    over from the previous build of the same project (``mkdocs serve``)."""
+    over from the previous build of the same project (``mkdocs serve``); ``keep_signables``: keep what each
+    entry's sign-off covers now in :attr:`Build.signables` (``gloss sign``: one pass over the project)."""
     content, problems = load_content(root, docs_dir)
     on = packing(len(content.terms) + len(content.lessons))
     build = Build(pages=PackedTexts(on=on), problems=list(problems), content=content)
@@ -220,31 +222,34 @@ def prepare(root: Path, docs_dir: str = "content", *, preview: bool = False,
                                             signable_at=signable_at(root, view, content))
     build.states = states
     build.problems += state_problems
+    if keep_signables:
+        build.signables = {s.path: s for s in signables}
     del signables  # (memory: each entry's text and quoted code, not needed past sign-off)
 
     def visible(e: Entry) -> bool:
         return preview or states[e.path].published
-
-    # The lede (definition or summary) is shown but never expanded: no hand-typed figures there either.
-    for e in content.entries():
-        key = "definition" if isinstance(e.meta, TermMeta) else "summary"
-        build.problems += measured.lint_figures(e.lede, path=e.path, first_line=line_of(e.meta, key))
-        build.problems += external_images(e.body, path=e.path, first_line=e.body_line)
 
     # Render the last signed version where sign-off says so; otherwise the working copy.
     shown: dict[str, Entry] = {}
     snapshots: dict[str, Snapshot] = {}  # src_uri -> the code files as signed, for served old versions
     for e in content.entries():
         st = states[e.path]
+        # Every working copy is checked as a draft is, a pending change and a signed entry alike, so that
+        # what gloss sign would sign is always ready to be signed (and sign refuses what this reports).
+        mine = staged[e.path]
+        build.problems += entrycheck.text_problems(e, mine.facts.problems)  # (its code: load_content)
         if not visible(e):
             build.hidden[e.src_uri] = e.title
-            # A draft is not rendered, but its broken embeds are still problems: CI keeps drafts honest.
-            build.problems += staged[e.path].facts.problems
             continue
-        old = None
         if st.text is not None and not preview:
-            old, _ = parse_entry(e.kind, e.path, e.src_uri, st.text)
-        if old is not None and st.files is not None:
+            old, old_problems = parse_entry(e.kind, e.path, e.src_uri, st.text)
+            if old is None or st.files is None:  # never the working copy in its place: unpublished
+                build.problems += entrycheck.in_signed_version(old_problems or [Problem(
+                    e.path, 1, "the signed version cannot be read", "sign the current version")], st.signed_commit)
+                states[e.path] = dataclasses.replace(st, published=False)
+                build.hidden[e.src_uri] = e.title
+                continue
+            build.problems += entrycheck.in_signed_version(old_problems, st.signed_commit)
             shown[e.src_uri] = old
             snapshots[e.src_uri] = Snapshot(dict(st.files))
             build.sources[e.src_uri] = old.text
@@ -271,13 +276,15 @@ def prepare(root: Path, docs_dir: str = "content", *, preview: bool = False,
         if uri not in snapshots and (not preview or not mine.facts.problems):
             expansion, excerpts = mine.expansion, mine.excerpts
             build.code_files.update(mine.files)
-        elif uri in snapshots:
-            expansion, excerpts = expand_body(e, view, preview), entry_excerpts(root, e, snapshots[uri])[0]
+        elif uri in snapshots:  # the signed version: checked as any text is, its problems named as its own
+            expansion = expand_body(e, view, preview)
+            excerpts, excerpt_problems = entry_excerpts(root, e, snapshots[uri])
             served_files.update(snapshots[uri].files)
+            build.problems += entrycheck.in_signed_version(
+                entrycheck.text_problems(e, [*expansion.problems, *excerpt_problems]), st.signed_commit)
         else:
             expansion, excerpts = expand_body(e, view, preview), entry_excerpts(root, e)[0]
             build.code_files.update(stage_files(root, excerpts))
-        build.problems += expansion.problems
         for exp_id in expansion.experiments:
             embedded_by.setdefault(exp_id, []).append((e.title, uri))
         diagram_svg = None
