@@ -107,7 +107,7 @@ to run.
 from __future__ import annotations
 
 from site_plugins.measured.expand import DIRECTIVES, Expansion, expand, lint_figures
-from site_plugins.measured.load import load_view
+from site_plugins.measured.load import load_view, load_view_at
 from site_plugins.measured.model import ResultsView
 from site_plugins.measured.page import measurements_page
 
@@ -121,5 +121,6 @@ __all__ = [
     "expand",
     "lint_figures",
     "load_view",
+    "load_view_at",
     "measurements_page",
 ]

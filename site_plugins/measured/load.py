@@ -26,7 +26,18 @@ MIB = 1024 * 1024
 
 def load_view(root: Path) -> ResultsView:
     """Every (experiment, node) the results module knows of, judged, as page-ready data."""
-    result_set = rs.load_all(root)
+    return _view(root, rs.load_all(root))
+
+
+def load_view_at(root: Path, commit: str) -> ResultsView | None:
+    """:func:`load_view` as git commit ``commit`` held the results and what they are judged by (the values
+    an entry signed then showed); None when git cannot give that commit."""
+    result_set = rs.load_at(root, commit)
+    # (Its problems are history: only the values it shows count, and the build reports today's problems.)
+    return _view(root, result_set, problems=False) if result_set is not None else None
+
+
+def _view(root: Path, result_set: rs.ResultSet, *, problems: bool = True) -> ResultsView:
     results = tuple(_result(root, e) for e in result_set.entries)
     nodes, _ = load_nodes(root)  # its problems are among the result set's
     return ResultsView(
@@ -34,8 +45,8 @@ def load_view(root: Path) -> ResultsView:
         results=results,
         nodes=tuple(result_set.nodes),
         experiments=tuple(sorted(result_set.declared)),
-        setup_problems=tuple(result_set.setup_problems),
-        problems=tuple(audit.problems(result_set, nodes)),
+        setup_problems=tuple(result_set.setup_problems) if problems else (),
+        problems=tuple(audit.problems(result_set, nodes)) if problems else (),
     )
 
 

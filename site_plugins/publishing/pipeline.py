@@ -31,8 +31,9 @@ from site_plugins.files.schema import line_of
 from site_plugins.nav import sections as nav
 from site_plugins.publishing import entrycheck, publish, render
 from site_plugins.publishing.packed import Packed, PackedTexts, pack, packing, unpack
+from site_plugins.publishing.signedviews import Views
 from site_plugins.signoff import entryfiles
-from site_plugins.signoff.signable import Signable, Tree, WorkTree
+from site_plugins.signoff.signable import GitTree, Signable, Tree, WorkTree
 
 GLOSSARY_INDEX = "terms/index.md"
 LESSON_INDEX = "lessons/index.md"
@@ -153,9 +154,12 @@ def signable(root: Path, entry: Entry, view: measured.ResultsView, staged: Stage
                     tuple(sorted(staged.files.items())), staged.statics)
 
 
-def signable_at(root: Path, view: measured.ResultsView, content: Content) -> Callable[[str, Tree], Signable | None]:
-    """A callable for the sign-off module: the Signable of an entry as it was in another tree (a commit)."""
+def signable_at(root: Path, view: measured.ResultsView, content: Content,
+                views: Views | None = None) -> Callable[[str, Tree], Signable | None]:
+    """A callable for the sign-off module: the Signable of an entry as it was in another tree (a commit),
+    its values from the results that commit held (``views``; default: ``view``, today's)."""
     kinds = {e.path: e for e in content.entries()}
+    views = views or Views(root, view)
 
     def at(path: str, tree: Tree) -> Signable | None:
         current = kinds.get(path)
@@ -165,7 +169,8 @@ def signable_at(root: Path, view: measured.ResultsView, content: Content) -> Cal
         if current is None:
             return Signable(path, text)
         entry, _ = parse_entry(current.kind, path, current.src_uri, text)
-        return signable(root, entry, view, stage(root, entry, view, tree)) if entry else Signable(path, text)
+        then = views.at(tree.commit) if isinstance(tree, GitTree) else view
+        return signable(root, entry, then, stage(root, entry, then, tree)) if entry else Signable(path, text)
 
     return at
 
@@ -218,8 +223,9 @@ def prepare(root: Path, docs_dir: str = "content", *, preview: bool = False,
     if reuse:
         reuse.staged = {(e.path, e.text): staged[e.path] for e in content.entries()}
     signables = [signable(root, e, view, staged[e.path]) for e in content.entries()]
+    views = Views(root, view)  # each signed version's values: the results of the commit it was signed at
     states, state_problems = publish.decide(root, signables, preview=preview,
-                                            signable_at=signable_at(root, view, content))
+                                            signable_at=signable_at(root, view, content, views))
     build.states = states
     build.problems += state_problems
     if keep_signables:
@@ -277,7 +283,7 @@ def prepare(root: Path, docs_dir: str = "content", *, preview: bool = False,
             expansion, excerpts = mine.expansion, mine.excerpts
             build.code_files.update(mine.files)
         elif uri in snapshots:  # the signed version: checked as any text is, its problems named as its own
-            expansion = expand_body(e, view, preview)
+            expansion = expand_body(e, views.at(st.signed_commit), preview)
             excerpts, excerpt_problems = entry_excerpts(root, e, snapshots[uri])
             served_files.update(snapshots[uri].files)
             build.problems += entrycheck.in_signed_version(
