@@ -32,8 +32,16 @@ def summary(built: pipeline.Build | None) -> str:
     if built is None:
         return "published 0 entries"
     t = render.tally(built.states)  # the same count the home page states
-    tail = f"; {t.waiting} await sign-off: gloss status" if t.waiting else ""
-    return f"published {t.published} of {t.total} entries{tail}"
+    changed = f" ({render.as_last_signed(t.changed)})" if t.changed else ""
+    tail = f"; {t.waiting} await sign-off" if t.waiting else ""
+    see = ": gloss status" if t.waiting or t.changed else ""
+    return f"published {t.published} of {t.total} entries{changed}{tail}{see}"
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)  # (reading the umask means setting it: set it back at once)
+    os.umask(mask)
+    return mask
 
 
 def _swap_into_place(fresh: Path, site: Path) -> None:
@@ -62,6 +70,7 @@ def build_site(config_file: Path, site_dir: Path, *, strict: bool) -> tuple[bool
         raise
     plugin = cfg.plugins.get("gloss")
     built = getattr(plugin, "build", None)
+    fresh.chmod(0o777 & ~_umask())  # (mkdtemp makes it 0700: a web server running as another user could not read it)
     _swap_into_place(fresh, site_dir)
     return True, built if isinstance(built, pipeline.Build) else None, ""
 
@@ -81,13 +90,18 @@ def main(argv: list[str]) -> int:
     handler.setFormatter(logging.Formatter("%(levelname)-7s -  %(message)s"))
     logger = logging.getLogger("mkdocs")
     logger.addHandler(handler)
+    existed = args.site_dir.exists()
     try:
         ok, built, why = build_site(args.config_file, args.site_dir, strict=args.strict)
     finally:
         logger.removeHandler(handler)
     if not ok:
         print(f"gloss build: {why}", file=sys.stderr)
-        print(f"gloss build: failed; {args.site_dir} is unchanged (the last good build stays)", file=sys.stderr)
+        if existed:
+            print(f"gloss build: failed; {args.site_dir} is unchanged (the last good build stays)", file=sys.stderr)
+        else:
+            print(f"gloss build: failed; no site was written ({args.site_dir} does not exist: there is no earlier "
+                  "good build to keep)", file=sys.stderr)
         return 1
     print(summary(built))
     return 0

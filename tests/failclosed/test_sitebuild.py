@@ -30,3 +30,48 @@ def test_no_config_is_a_usage_error(tmp_path: Path, capsys: pytest.CaptureFixtur
 
 def test_summary_words() -> None:
     assert sitebuild.summary(None) == "published 0 entries"
+
+
+# --- issue 34, item 7: operator papercuts ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("umask", [0o022, 0o027])
+def test_the_site_folder_honours_the_umask(tmp_path: Path, umask: int) -> None:
+    import os
+
+    root = make_site(tmp_path, project())
+    old = os.umask(umask)
+    try:
+        assert sitebuild.main(["-f", str(root / "mkdocs.yml"), "-d", str(root / "site-preview"), "--no-strict"]) == 0
+    finally:
+        os.umask(old)
+    assert (root / "site-preview").stat().st_mode & 0o777 == 0o777 & ~umask
+
+
+def test_a_failed_first_build_does_not_claim_a_last_good_build(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                               expect_warnings: object) -> None:
+    root = make_site(tmp_path, {**project(), "content/stray.md": "# Stray\n"})
+    expect_warnings.add("content/stray.md:1: this page is neither a term, a lesson nor declared site chrome, so it is "
+                        "not published; move it to terms/ or lessons/ to have it signed off like every entry, or, if "
+                        "it is hand-written site chrome, list it under the gloss plugin's 'chrome:' option in "
+                        "mkdocs.yml")
+    assert sitebuild.main(["-f", str(root / "mkdocs.yml"), "-d", str(root / "site")]) == 1
+    err = capsys.readouterr().err.splitlines()
+    assert err[-1] == (f"gloss build: failed; no site was written ({root / 'site'} does not exist: there is no "
+                       "earlier good build to keep)")
+    assert not (root / "site").exists()
+
+
+def test_the_summary_and_home_page_count_entries_published_as_last_signed_apart(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import gatekit
+
+    root = gatekit.changed(tmp_path)
+    capsys.readouterr()
+    assert sitebuild.main(["-f", str(root / "mkdocs.yml"), "-d", str(root / "site")]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == (
+        "published 1 of 4 entries (1 of them as last signed: a later change to it awaits sign-off); 3 await "
+        "sign-off: gloss status")
+    assert ("<p>1 of 4 entries are published (1 of them as last signed: a later change to it awaits sign-off); the "
+            "other 3 await sign-off by their author and a reviewer and are left out of this site.") in (
+        root / "site/index.html").read_text()
