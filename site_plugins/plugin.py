@@ -64,6 +64,7 @@ class GlossPlugin(BasePlugin[GlossConfig]):
         self.checked: checks.Checked | None = None
         self.root = Path.cwd()
         self.docs_dir = "content"
+        self.config_file = "mkdocs.yml"  # the config file's name, beside the root (messages name it)
         self.draft_links: list[Problem] = []
         self.stashes: dict[str, stash.Stash] = {}  # page src_uri -> finished HTML kept away from Markdown
         self.parked: dict[str, Packed] = {}  # page src_uri -> its HTML, packed until the page is written
@@ -96,11 +97,13 @@ class GlossPlugin(BasePlugin[GlossConfig]):
     def options(self) -> checks.Options:
         return checks.Options(docs_dir=self.docs_dir, preview=self.preview, evidence_file=self.config.evidence_file,
                               evidence_max_age_days=self.config.evidence_max_age_days,
-                              chrome=tuple(self.config.chrome), nav_max_terms=self.config.nav_max_terms)
+                              chrome=tuple(self.config.chrome), nav_max_terms=self.config.nav_max_terms,
+                              config_file=self.config_file)
 
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
         self.stashes, self.parked = {}, {}
         self.root = Path(config.config_file_path or ".").resolve().parent
+        self.config_file = Path(config.config_file_path or "mkdocs.yml").name
         docs = Path(config.docs_dir).resolve()
         try:
             self.docs_dir = docs.relative_to(self.root).as_posix()

@@ -75,6 +75,12 @@ def build_site(config_file: Path, site_dir: Path, *, strict: bool) -> tuple[bool
     return True, built if isinstance(built, pipeline.Build) else None, ""
 
 
+def _kept(site_dir: Path, existed: bool) -> str:
+    if existed:
+        return f"{site_dir} is unchanged (the last good build stays)"
+    return f"no site was written ({site_dir} does not exist: there is no earlier good build to keep)"
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="gloss build", description="Build the site; keep the old one on failure.")
     parser.add_argument("--config-file", "-f", type=Path, default=Path("mkdocs.yml"), help="the MkDocs config")
@@ -91,17 +97,20 @@ def main(argv: list[str]) -> int:
     logger = logging.getLogger("mkdocs")
     logger.addHandler(handler)
     existed = args.site_dir.exists()
+    from site_plugins.cli.check import config_problem
+
+    bad = config_problem(args.config_file.resolve().parent, args.config_file.name)
+    if bad is not None:
+        print(bad, file=sys.stderr)
+        print(f"gloss build: failed; {_kept(args.site_dir, existed)}", file=sys.stderr)
+        return 1
     try:
         ok, built, why = build_site(args.config_file, args.site_dir, strict=args.strict)
     finally:
         logger.removeHandler(handler)
     if not ok:
         print(f"gloss build: {why}", file=sys.stderr)
-        if existed:
-            print(f"gloss build: failed; {args.site_dir} is unchanged (the last good build stays)", file=sys.stderr)
-        else:
-            print(f"gloss build: failed; no site was written ({args.site_dir} does not exist: there is no earlier "
-                  "good build to keep)", file=sys.stderr)
+        print(f"gloss build: failed; {_kept(args.site_dir, existed)}", file=sys.stderr)
         return 1
     print(summary(built))
     return 0

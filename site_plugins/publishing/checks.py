@@ -38,6 +38,7 @@ class Options:
     evidence_max_age_days: int = 365
     chrome: tuple[str, ...] = ("index.md",)  # hand-written pages published without sign-off
     nav_max_terms: int = 60  # the most terms one navigation section lists (site_plugins/nav/sections.py)
+    config_file: str = "mkdocs.yml"  # where these options are written (messages about them name it)
 
 
 @dataclass
@@ -98,9 +99,12 @@ def run(root: Path, opts: Options, today: dt.date | None = None, reuse: pipeline
     unusable (a structural failure: the build stops). ``reuse``: work kept from the previous build of a
     ``mkdocs serve``; ``keep_signables``: see :func:`pipeline.prepare`."""
     ev = evidence.load(root / opts.evidence_file, opts.evidence_file)
-    build = pipeline.prepare(root, opts.docs_dir, preview=opts.preview, checked=_checked_on(ev), chrome=opts.chrome,
+    chrome_refused = chrome_problems(root, opts)
+    chrome = tuple(uri for uri in opts.chrome if uri not in {uri for uri, _ in chrome_refused})
+    build = pipeline.prepare(root, opts.docs_dir, preview=opts.preview, checked=_checked_on(ev), chrome=chrome,
                              nav_max_terms=opts.nav_max_terms, reuse=reuse, keep_signables=keep_signables)
-    checked = Checked(build, ev, list(build.problems), draft_links=list(build.draft_links))
+    checked = Checked(build, ev, list(build.problems) + [p for _, p in chrome_refused],
+                      draft_links=list(build.draft_links), dropped={uri for uri, _ in chrome_refused})
     checked.problems += evidence.evidence_problems(
         ev, source_urls(build.content), max_age_days=opts.evidence_max_age_days,
         today=today or dt.datetime.now(dt.UTC).date(), evidence_path=opts.evidence_file)
@@ -129,11 +133,52 @@ def run(root: Path, opts: Options, today: dt.date | None = None, reuse: pipeline
             line = first_line + _line_in(body, PurePosixPath(target).name)
             checked.draft_links.append(pipeline.draft_link(path, line, f"{opts.docs_dir}/{target}"))
         checked.handwritten[uri] = markdown
-    checked.staged = staging.plan(root, opts.docs_dir, build, chrome=opts.chrome, preview=opts.preview,
+    checked.staged = staging.plan(root, opts.docs_dir, build, chrome=chrome, preview=opts.preview,
                                   exclude=checked.dropped)
     checked.problems = sorted(set(checked.problems) | set(checked.staged.problems))
     checked.draft_links = sorted(set(checked.draft_links))
     return checked
+
+
+CHROME_REMEDY = ("list under 'chrome:' only hand-written pages and files inside the docs folder, by their path "
+                 "relative to it (e.g. index.md)")
+
+
+def chrome_problems(root: Path, opts: Options) -> list[tuple[str, Problem]]:
+    """(declared path, problem) for each ``chrome:`` entry that cannot be site chrome: a path that leaves
+    the docs folder (absolute, ``..``, a backslash), a term or lesson (published only when signed, never as
+    chrome), or a file that is not there. Each is refused (never read), at its line in the config file."""
+    out = []
+    docs = opts.docs_dir
+    for uri in opts.chrome:
+        parts = uri.split("/")
+        if (not uri or uri.startswith("/") or "\\" in uri or re.match(r"^[A-Za-z]:", uri)
+                or any(part in ("", ".", "..") for part in parts)):
+            why = f"the chrome entry '{uri}' is not a path inside {docs}/, so it is not published"
+        elif parts[0] in ("terms", "lessons") and parts[-1] != "index.md" and uri.endswith(".md"):
+            why = (f"the chrome entry '{uri}' is a {'term' if parts[0] == 'terms' else 'lesson'}, which is published "
+                   "only once signed, never as chrome")
+        elif (root / docs / uri).is_symlink() or not (root / docs / uri).is_file():
+            why = f"the chrome entry '{uri}' names no file under {docs}/"
+        else:
+            continue
+        out.append((uri, Problem(opts.config_file, _config_line(root / opts.config_file, uri), why, CHROME_REMEDY)))
+    return out
+
+
+def _config_line(config: Path, value: str) -> int:
+    """The line of the config file that declares ``value`` under ``chrome:`` (1 when it cannot be told)."""
+    try:
+        lines = config.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return 1
+    start = next((n for n, line in enumerate(lines) if re.match(r"^\s*chrome\s*:", line)), None)
+    if start is None:
+        return 1
+    for n in range(start, len(lines)):
+        if value in lines[n]:
+            return n + 1
+    return start + 1
 
 
 def _line_in(text: str, needle: str) -> int:

@@ -29,7 +29,7 @@ from site_plugins.diagrams.figure import render_diagram
 from site_plugins.files.messages import Problem
 from site_plugins.files.schema import line_of
 from site_plugins.nav import sections as nav
-from site_plugins.publishing import entrycheck, publish, render
+from site_plugins.publishing import addresses, entrycheck, publish, render
 from site_plugins.publishing.packed import Packed, PackedTexts, pack, packing, unpack
 from site_plugins.publishing.signedviews import Views
 from site_plugins.signoff import entryfiles
@@ -38,6 +38,7 @@ from site_plugins.signoff.signable import GitTree, Signable, Tree, WorkTree
 GLOSSARY_INDEX = "terms/index.md"
 LESSON_INDEX = "lessons/index.md"
 MEASUREMENTS_PAGE = "measurements.md"
+GENERATED_FIRST = (GLOSSARY_INDEX, LESSON_INDEX, MEASUREMENTS_PAGE)  # generated whatever the entries are
 
 
 @dataclass
@@ -228,6 +229,12 @@ def prepare(root: Path, docs_dir: str = "content", *, preview: bool = False,
                                             signable_at=signable_at(root, view, content, views))
     build.states = states
     build.problems += state_problems
+    # An entry whose address is one the build generates pages at is refused (never published).
+    for e in content.entries():
+        clash = addresses.clash(e.src_uri, GENERATED_FIRST)
+        if clash is not None:
+            build.problems.append(addresses.problem(e.path, e.src_uri, clash))
+            states[e.path] = dataclasses.replace(states[e.path], published=False)
     if keep_signables:
         build.signables = {s.path: s for s in signables}
     del signables  # (memory: each entry's text and quoted code, not needed past sign-off)
@@ -345,6 +352,11 @@ def prepare(root: Path, docs_dir: str = "content", *, preview: bool = False,
             for target in (t for t in hits if t in build.hidden):
                 line = _line_mentioning(source.text, PurePosixPath(target).name) if source else 0
                 build.draft_links.append(draft_link(where, line, f"{docs_dir}/{target}"))
+    for e in content.entries():  # (every page the build generated, code pages included)
+        if not any(p.path == e.path and p.problem.startswith(addresses.CLASH) for p in build.problems):
+            clash = addresses.clash(e.src_uri, [uri for uri in build.pages if uri not in shown])
+            if clash is not None:
+                build.problems.append(addresses.problem(e.path, e.src_uri, clash))
     build.unlisted = unlisted_pages(root, docs_dir, chrome, build.pages)
     build.problems += [Problem(f"{docs_dir}/{uri}", 1, *((GENERATED, GENERATED_REMEDY) if uri in build.pages
                                                         else (UNLISTED, UNLISTED_REMEDY))) for uri in build.unlisted]

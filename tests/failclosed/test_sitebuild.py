@@ -75,3 +75,27 @@ def test_the_summary_and_home_page_count_entries_published_as_last_signed_apart(
     assert ("<p>1 of 4 entries are published (1 of them as last signed: a later change to it awaits sign-off); the "
             "other 3 await sign-off by their author and a reviewer and are left out of this site.") in (
         root / "site/index.html").read_text()
+
+
+@pytest.mark.parametrize(("change", "line", "problem"), [
+    (("theme:", "theme: [\n"), 7, "expected ',' or ']', but got ':' (while parsing a flow sequence that starts on "
+                                  "line 4)"),
+    (("site_name: Tiny glossary", "site_name: 'Tiny glossary"), 1, "found unexpected end of stream (while "
+                                                                   "scanning a quoted scalar that starts on line 1)"),
+    (("site_dir: site", "site_dir: site\n bad: x"), 4, "mapping values are not allowed here"),
+])
+def test_a_malformed_config_is_one_line_with_its_line_in_check_and_build(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], change: tuple[str, str], line: int, problem: str) -> None:
+    from site_plugins.cli import check
+
+    root = make_site(tmp_path, project())
+    config = root / "mkdocs.yml"
+    assert change[0] in config.read_text()
+    config.write_text(config.read_text().replace(*change, 1))
+    want = f"mkdocs.yml:{line}: not valid YAML: {problem}; fix the YAML there (MkDocs and gloss read this file alike)"
+    assert check.main(["--root", str(root)]) == 1
+    out, err = capsys.readouterr()
+    assert out.splitlines() == [want] and "Traceback" not in err
+    assert sitebuild.main(["-f", str(config), "-d", str(root / "site")]) == 1
+    err = capsys.readouterr().err.splitlines()
+    assert err[0] == want and err[-1].startswith("gloss build: failed; no site was written")
