@@ -29,7 +29,17 @@ from site_plugins.links import evidence
 from site_plugins.nav import material as navhtml
 from site_plugins.nav import order as navorder
 from site_plugins.nav import sections as site_nav
-from site_plugins.publishing import audit, checks, pipeline, render, searchindex, signedtext, staging, stash
+from site_plugins.publishing import (
+    audit,
+    checks,
+    pipeline,
+    render,
+    searchindex,
+    signedtext,
+    sitelinks,
+    staging,
+    stash,
+)
 from site_plugins.publishing.incremental import Incremental, date_back, template_cache
 from site_plugins.publishing.packed import Packed
 
@@ -300,6 +310,14 @@ class GlossPlugin(BasePlugin[GlossConfig]):
         # (Skipped in preview and serve, which show drafts on purpose.)
         findings = [] if self.preview or self.reuse is not None or self.manifest is None else audit.audit(
             Path(config.site_dir), self.manifest, label=_shown(Path(config.site_dir), self.root))
+        # A dead link or a request to another site is a content problem like any other (a warning: a strict
+        # build fails on it, --no-strict publishes with it); everything else is the gate's, and stops the build.
+        # Once the checks found problems (the build fails on those), what follows from them in the built pages
+        # (links to a refused page) is not said twice: the build then says what gloss check says.
+        if self.checked is not None and not self.checked.problems:
+            for p in (f for f in findings if sitelinks.content_finding(f)):
+                log.warning(str(p))
+        findings = [f for f in findings if not sitelinks.content_finding(f)]
         if findings:
             raise PluginError("gloss audit: the built site holds what is not published:\n"
                               + "\n".join(f"  {p}" for p in findings))

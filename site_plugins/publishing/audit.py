@@ -35,7 +35,7 @@ from pathlib import Path, PurePosixPath
 from urllib.parse import unquote, urlsplit
 
 from site_plugins.files.messages import Problem
-from site_plugins.publishing import signedtext
+from site_plugins.publishing import signedtext, sitelinks
 
 REMEDY = ("publish only what `gloss build` stages: sign the entry, or declare the file under the gloss plugin's "
           "'chrome:' option in mkdocs.yml")
@@ -63,6 +63,7 @@ class Manifest:
     asset_dirs: tuple[tuple[str, Path], ...] = ()
     digests: Mapping[str, str] = field(default_factory=dict)  # site path -> sha256 of the bytes to publish
     text: signedtext.Expected | None = None  # what each page must show and no page may (signedtext)
+    theme_urls: tuple[str, ...] = ()  # URL prefixes the theme's templates request themselves (sitelinks)
     page_keys: frozenset[str] = field(init=False)  # for links: any spelling of a page
     page_files: frozenset[str] = field(init=False)  # for the site's own files: the exact paths
     page_uris: Mapping[str, str] = field(init=False)  # site path of a page's HTML -> its docs path
@@ -185,12 +186,18 @@ def links(markup: str) -> tuple[list[tuple[int, str, str, str]], str | None]:
     return parser.found, parser.base
 
 
-def link_problems(label: str, page: str, markup: str, manifest: Manifest) -> list[Problem]:
-    """A problem per URL in ``markup`` (from the site path ``page``) that names a withheld file."""
+def link_problems(label: str, page: str, markup: str, manifest: Manifest,
+                  present: frozenset[str] | None = None) -> list[Problem]:
+    """A problem per URL in ``markup`` (from the site path ``page``) that names a withheld file; with
+    ``present`` (the keys of every file of the site), also per link to a file the site does not have and per
+    request to another site (:mod:`site_plugins.publishing.sitelinks`)."""
     out = []
     found, base = links(markup)
-    for line, tag, attr, value in found:
-        k = target_key(value, page, manifest.site_url, base)
+    keys = [target_key(value, page, manifest.site_url, base) for _, _, _, value in found]
+    if present is not None:
+        alive = [None if k in manifest.withheld else k for k in keys]  # (a withheld target: its own finding)
+        out += sitelinks.problems(label, found, alive, present, manifest.site_url, manifest.theme_urls)
+    for (line, tag, attr, value), k in zip(found, keys, strict=True):
         if k is not None and k in manifest.withheld and k not in manifest.page_keys:
             out.append(Problem(label, line, f"<{tag} {attr}> points to '{value.strip()}', which is "
                                             f"{manifest.withheld[k]}, not published", LINK_REMEDY))
@@ -210,7 +217,9 @@ def audit(site: Path, manifest: Manifest, label: str | None = None) -> list[Prob
     """Every finding in ``site`` (each reported as ``label/site-path``), sorted; none means clean."""
     prefix = (label if label is not None else site.as_posix()).rstrip("/")
     out: list[Problem] = []
-    for rel, linked in walk(site):
+    listing = list(walk(site))
+    present = frozenset(key(rel) for rel, linked in listing if not linked)  # (a dead link's target is none)
+    for rel, linked in listing:
         where = f"{prefix}/{rel}"
         path = site / rel
         if linked:
@@ -221,7 +230,7 @@ def audit(site: Path, manifest: Manifest, label: str | None = None) -> list[Prob
             if rel not in manifest.page_files and rel not in THEME_PAGES:  # (TERMS/X/ is another page)
                 out.append(Problem(where, 1, "a page that is neither site chrome nor a published entry", REMEDY))
             markup = decode(path.read_bytes())
-            out += link_problems(where, rel, markup, manifest)
+            out += link_problems(where, rel, markup, manifest, present)
             if manifest.text is not None:
                 out += signedtext.page_problems(where, manifest.page_uris.get(rel), markup, manifest.text)
         elif rel in SEARCH_INDEXES:

@@ -155,3 +155,32 @@ def test_a_figure_in_the_definition_is_fixed_the_way_its_message_says(
                                 "definition:"))
     code, lines = check(tmp_path, capsys)
     assert [x for x in lines if "definition" in x or "figure" in x] == []
+
+
+def test_the_audit_finds_requests_to_other_sites_and_dead_links(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    root = gatekit.signed(tmp_path)
+    ok, _, why = sitebuild.build_site(root / "mkdocs.yml", root / "site", strict=True)
+    assert ok, why  # (the mkdocs theme's own requests, highlight.js from a CDN, are the theme's: they pass)
+    page = root / "site/terms/warp/index.html"
+    text = page.read_text()
+    at = text.index("A signed body.")
+    planted = ('<img alt="" src="https://cdn.example.net/c.png"><a href="../nowhere/">x</a>'
+               '<span style="background: url(//fonts.example.net/f.woff)"></span>')
+    page.write_text(text[:at] + planted + text[at:])
+    line = text[:at].count("\n") + 1
+    monkeypatch.chdir(root)
+    capsys.readouterr()
+    assert cli.main(["audit", "site"]) == 1
+    assert [x for x in capsys.readouterr().out.splitlines() if "nowhere" in x or "example.net" in x] == [
+        f"site/terms/warp/index.html:{line}: <a href> points to '../nowhere/', which the site does not have; point "
+        "the link at a page or file the site has, or remove it",
+        f"site/terms/warp/index.html:{line}: <img src> loads 'https://cdn.example.net/c.png' from another site: the "
+        "site makes no request beyond itself at page load; save the file under content/ (an entry's image, a chrome "
+        "file) and link it by its relative path; a theme's web fonts or scripts are turned off in its mkdocs.yml "
+        "options",
+        f"site/terms/warp/index.html:{line}: <span style> loads '//fonts.example.net/f.woff' from another site: the "
+        "site makes no request beyond itself at page load; save the file under content/ (an entry's image, a chrome "
+        "file) and link it by its relative path; a theme's web fonts or scripts are turned off in its mkdocs.yml "
+        "options",
+    ]
