@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from measure.experiment.refs_memory import MEMORY_REFERENCES
+
 Arrays = Mapping[str, Any]  # name -> numpy array
 Reference = Callable[[Arrays, Mapping[str, int]], dict[str, Any]]
 
@@ -279,4 +281,88 @@ def reverse_tiles(inputs: Arrays, dims: Mapping[str, int]) -> dict[str, Any]:
 
 
 REFERENCES["reverse_tiles"] = reverse_tiles
+
+# --- the memory and roofline experiments (breadth1): their own module --------------------------------
+
+REFERENCES.update(MEMORY_REFERENCES)
+
+
+# --- added for the control experiments code/barrier and code/coalescing (content) ------------------
+
+#: code/barrier's chain: x <- x * M + C (code/warp-divergence's side A), 4 steps per loop trip.
+BARRIER_CHAIN = DIVERGENCE_SIDES[0]
+
+
+def fma_steps(inputs: Arrays, dims: Mapping[str, int]) -> dict[str, Any]:
+    """``barrier``: element ``i`` steps ``4 * iters`` times as ``x <- x * m + c`` from ``x = src[i]``.
+    In float64, in closed form: ``m**K x + c (1 - m**K) / (1 - m)``."""
+    import numpy as np
+
+    m, c = BARRIER_CHAIN
+    k = 4 * dims["iters"]
+    g = m**k
+    return {"dst": inputs["src"].astype(np.float64) * g + c * (1.0 - g) / (1.0 - m)}
+
+
+def strided_gather(inputs: Arrays, dims: Mapping[str, int]) -> dict[str, Any]:
+    """``coalescing``: ``dst[i] = src[i * stride + offset]`` for ``i < n``."""
+    n, stride, offset = dims["n"], dims["stride"], dims["offset"]
+    return {"dst": inputs["src"][offset : offset + n * stride : stride].copy()}
+
+
+REFERENCES.update({"fma_steps": fma_steps, "strided_gather": strided_gather})
+
+# --- added for the breadth2 experiments (sm-schedulers, ilp, block-size, wave-quantization, ...) ------
+
+
+def fma_chains_n(inputs: Arrays, dims: Mapping[str, int]) -> dict[str, Any]:
+    """``sm-schedulers``, ``ilp``, ``wave-quantization``: thread ``i`` starts ``chains`` chains (default
+    1) at ``src[i] * c`` (c = 1..chains, rounded to float32 as the kernel does), steps each ``iters``
+    times as ``x <- x * a + b`` (``a``, ``b`` the floats whose bit patterns are ``a_bits``, ``b_bits``)
+    and stores their sum; in float64, in closed form ``a**K x0 + b (1 - a**K) / (1 - a)``."""
+    import numpy as np
+
+    a = float(np.array(dims["a_bits"], dtype=np.int32).view(np.float32))
+    b = float(np.array(dims["b_bits"], dtype=np.int32).view(np.float32))
+    k = dims["iters"]
+    src = inputs["src"].astype(np.float32)
+    out = np.zeros(src.shape)
+    for c in range(1, dims.get("chains", 1) + 1):
+        x0 = (src * np.float32(c)).astype(np.float64)
+        out += x0 + k * b if a == 1.0 else a**k * x0 + b * (1.0 - a**k) / (1.0 - a)
+    return {"dst": out}
+
+
+REFERENCES["fma_chains_n"] = fma_chains_n
+
+
+def center64(inputs: Arrays, dims: Mapping[str, int]) -> dict[str, Any]:
+    """``block-size``: thread ``t`` of ``threads`` holds the 64 floats ``src4[t + k * threads]`` (k < 16,
+    each a float4) and writes each back to its place less the 64 values' mean, in float64."""
+    import numpy as np
+
+    t = dims["threads"]
+    src = inputs["src"].astype(np.float64)
+    values = src[: 64 * t].reshape(16, t, 4)
+    out = src.copy()
+    out[: 64 * t] = (values - values.mean(axis=(0, 2), keepdims=True)).reshape(-1)
+    return {"dst": out}
+
+
+REFERENCES["center64"] = center64
+
+
+def fixed_point_block_sums(inputs: Arrays, dims: Mapping[str, int]) -> dict[str, Any]:
+    """``warp-shuffle``: each element becomes the integer ``round(x * 4096)`` (half to even, as
+    ``__float2int_rn``); ``out[b]`` is the sum of block b's 256 integers, divided by 4096 (exact)."""
+    import numpy as np
+
+    src = inputs["src"].astype(np.float64)
+    q = np.zeros(-(-src.size // 256) * 256)
+    q[: src.size] = np.rint(src * 4096.0)
+    return {"out": q.reshape(-1, 256).sum(axis=1) / 4096.0}
+
+
+REFERENCES["fixed_point_block_sums"] = fixed_point_block_sums
+
 NAMES = frozenset(REFERENCES)

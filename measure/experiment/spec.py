@@ -36,6 +36,10 @@ Optional keys of a kernel entry:
   name and string, e.g. ``CUDA_ERROR_INVALID_VALUE`` / ``invalid argument``). A refused launch is a valid
   observation, not a failure; a launch that ran must still produce the reference's output, as a checked
   row must. An observed launch may ask for what CUDA refuses (e.g. more than 1024 threads per block).
+- ``expect: mismatch`` (kind ``observe`` only): the launch demonstrates a wrong result, e.g. a race with
+  a barrier left out. Its output is still compared with the reference, and the result records the
+  check (passed, or what differed) with ``setup: {expect: mismatch}``; an output that differs is the
+  observation, not a failure (an error while it ran still is one). Default ``reference``.
 - ``dynamic_shared: EXPR``: bytes of dynamic shared memory per block (``extern __shared__``), passed with
   every launch of the row (check, timing, observation, occupancy). Default 0.
 - ``max_dynamic_shared: EXPR``: the opt-in. Before launching, the runner sets the function's
@@ -47,6 +51,11 @@ Optional keys of a kernel entry:
   ``BUFFER``'s random data is copied into the module's file-scope ``__constant__`` variable ``SYMBOL``; the
   reference sees the same data as input ``BUFFER``. The run fails if the buffer is larger than the symbol.
 - ``counters: [METRIC, ...]``: Nsight Compute metrics collected for this row beyond the default set.
+- ``l2: warm`` (kind ``kernel`` only; default ``cold``): time the row without the L2 flush, before the
+  warm-up launches and before every sample, so each sample finds what the previous launch left in the
+  L2 (the L2 plateau of a bandwidth sweep, a chase through a set that fits). The row records
+  ``setup: {l2: warm}``. Its counters are still those of a cold launch: Nsight Compute flushes the
+  caches before every replay pass.
 
 An observed launch without and with the opt-in, 64 KiB of dynamic shared memory per block::
 
@@ -113,7 +122,10 @@ kind must)::
         args: [dst, src]
         launch: {mode: graph, count: 1000}      # mode: stream (back to back) | graph (captured once, one
                                                 #   cuGraphLaunch) | sync (launch + synchronize each time);
-                                                #   count >= 1; results add us_per_launch = median / count
+                                                #   count >= 1; results add us_per_launch = median / count;
+                                                #   streams (mode stream only, default 1, <= count): launch
+                                                #   i on stream i % streams, forked from and joined back to
+                                                #   the runner's stream
         reference: copy
         bytes_read: 4 * n
         bytes_written: 4 * n

@@ -81,6 +81,13 @@ class LaunchRun:
         )
     )
     count: int = field(metadata=meta("launches per timed sample, 1 or more"))
+    streams: int = field(
+        default=1,
+        metadata=meta(
+            "mode 'stream' only: launch i goes on stream i % streams, all forked from and joined back to "
+            "the runner's stream (default 1: the runner's stream itself)"
+        ),
+    )
 
 
 @dataclass(frozen=True)
@@ -118,10 +125,24 @@ class Kernel:
     counters: list[str] = field(
         default_factory=list, metadata=meta("extra Nsight Compute metrics for this kernel")
     )
+    expect: Literal["reference", "mismatch"] = field(
+        default="reference",
+        metadata=meta(
+            "kind 'observe' only: 'mismatch' when the launch shows a wrong result (a race), so an output "
+            "that differs from the reference is what the row records, not a failure; default 'reference'"
+        ),
+    )
+    l2: Literal["cold", "warm"] = field(
+        default="cold",
+        metadata=meta(
+            "'cold' (default: the L2 flushed before every timed sample) or 'warm' (kind 'kernel' only: "
+            "no flush, so each sample finds what the previous launch left in the L2)"
+        ),
+    )
     gemm: Gemm | None = field(default=None, metadata=meta("kind 'cublas' only: {math, m, n, k}"))
     transfer: Transfer | None = field(default=None, metadata=meta("kind 'transfer' only: {direction, host}"))
     pipeline: Pipeline | None = field(default=None, metadata=meta("kind 'pipeline' only: {streams, chunks, host}"))
-    launch: LaunchRun | None = field(default=None, metadata=meta("kind 'launch' only: {mode, count}"))
+    launch: LaunchRun | None = field(default=None, metadata=meta("kind 'launch' only: {mode, count, streams}"))
 
 
 @dataclass(frozen=True)

@@ -37,7 +37,8 @@ class Context:
 
 
 def function_defined(source: str, name: str) -> bool:
-    bounds = r"(?:__launch_bounds__\s*\([^)]*\)\s*)?"
+    # Launch attributes may stand before or after ``void``: __launch_bounds__(...), __maxnreg__(N).
+    bounds = r"(?:(?:__launch_bounds__|__maxnreg__)\s*\([^)]*\)\s*)*"
     pattern = rf"__global__\s+{bounds}void\s+{bounds}{re.escape(name)}\s*\("
     return re.search(pattern, source) is not None and 'extern "C"' in source
 
@@ -71,12 +72,26 @@ def check_kernel(k: Kernel, ctx: Context, add: Add) -> None:
         )
     if k.tolerance < 0:
         add(k, "tolerance", f"{where} has a negative tolerance", "use 0 for exact or a small positive number")
+    if k.expect != "reference" and k.kind != "observe":
+        add(
+            k,
+            "expect",
+            f"{where} is kind '{k.kind}' but declares expect: {k.expect}",
+            "drop 'expect' (only an observed launch, kind 'observe', may show a wrong result)",
+        )
     for key in ("bytes_read", "bytes_written", "flops", "shared_bytes"):
         value = getattr(k, key)
         if value is not None:
             check_expr(value, names, k, key, None, f"{where} {key}", add)
     if not speckinds.check_sections(k, where, add):
         return
+    if k.l2 == "warm" and k.kind != "kernel":
+        add(
+            k,
+            "l2",
+            f"{where} of kind '{k.kind}' asks for a warm L2",
+            "leave 'l2' out: only kind 'kernel' rows can be timed without the flush",
+        )
     if k.kind == "memcpy":
         _check_memcpy(k, where, buffer_names, add)
         return

@@ -190,3 +190,19 @@ def check_launch_run(k: Kernel, where: str, add: Add) -> None:
     assert run is not None
     if run.count < 1:
         add(run, "count", f"{where} launch.count is {run.count}", "launch 1 or more times per sample")
+    if run.streams < 1:
+        add(run, "streams", f"{where} launch.streams is {run.streams}", "use 1 stream or more")
+    elif run.streams > 1 and run.mode != "stream":
+        add(
+            run,
+            "streams",
+            f"{where} launches on {run.streams} streams in mode '{run.mode}'",
+            "spread launches over streams in mode 'stream' only, or set streams: 1",
+        )
+    elif run.streams > max(run.count, 1):
+        add(
+            run,
+            "streams",
+            f"{where} has {run.streams} streams for {run.count} launches",
+            "use at most as many streams as launches",
+        )

@@ -112,10 +112,15 @@ class DeviceKinds:
         dynamic: int,
         mode: str,
         count: int,
+        streams: int = 1,
     ) -> Callable[[], None]:
         """``count`` launches per call: 'stream' back to back from Python (PyCUDA's prepared call, so the
         host's issue rate is part of what is measured), 'graph' one cuGraphLaunch of a graph captured
-        once with all ``count`` launches, 'sync' each launch followed by a context synchronize."""
+        once with all ``count`` launches, 'sync' each launch followed by a context synchronize. With
+        ``streams`` > 1 (mode 'stream'), launch i goes on stream i % streams, forked from an event on the
+        runner's stream and joined back to it, so the kernels may run at the same time."""
+        if streams > 1:
+            return self._spread_launcher(k, grid, block, args, dynamic, count, streams)
         one = self.launcher(k, grid, block, args, dynamic)  # type: ignore[attr-defined]
         if mode == "graph":
 
@@ -142,6 +147,39 @@ class DeviceKinds:
                 one()
 
         return back_to_back
+
+    def _spread_launcher(
+        self,
+        k: Any,
+        grid: Sequence[int],
+        block: Sequence[int],
+        args: Sequence[tuple[str, int]],
+        dynamic: int,
+        count: int,
+        n_streams: int,
+    ) -> Callable[[], None]:
+        streams = [cuda.Stream() for _ in range(n_streams)]
+        self._streams += streams  # kept alive for the run
+        no_timing = cuda.event_flags.DISABLE_TIMING
+        fork = cuda.Event(no_timing)
+        joins = [cuda.Event(no_timing) for _ in streams]
+        g = (*grid, *([1] * (3 - len(grid))))
+        b = (*block, *([1] * (3 - len(block))))
+        values = [int(v) if kind == "P" else np.int32(v) for kind, v in args]
+        order = [streams[i % n_streams] for i in range(count)]
+        fn, main, shared = k.function, self.stream, int(dynamic)
+
+        def launch() -> None:
+            fork.record(main)
+            for s in streams:
+                s.wait_for_event(fork)
+            for s in order:
+                fn.prepared_async_call(g, b, s, *values, shared_size=shared)
+            for s, join in zip(streams, joins, strict=True):
+                join.record(s)
+                main.wait_for_event(join)
+
+        return launch
 
     # --- cuBLAS ------------------------------------------------------------------------------------
 

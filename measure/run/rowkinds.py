@@ -55,7 +55,13 @@ class Chunk:
 
 
 def setup_of(k: KernelSpec) -> dict[str, str] | None:
-    """The kind's settings as text, recorded on each row (None for kinds without a section)."""
+    """The kind's settings as text, recorded on each row (None for kinds without a section and cold
+    kernel rows); a warm row says so (``{"l2": "warm"}``): its samples ran without the L2 flush; an observed
+    launch that shows a wrong result records ``{"expect": "mismatch"}``."""
+    if k.kind == "observe" and k.expect == "mismatch":
+        return {"expect": "mismatch"}
+    if k.l2 == "warm":
+        return {"l2": "warm"}
     section = k.gemm or k.transfer or k.pipeline or k.launch
     if section is None:
         return None
@@ -143,4 +149,4 @@ def launches(
 ) -> Plan:
     run = k.launch
     assert run is not None
-    return Plan(dev.repeat_launcher(kernel, grid, block, args, dynamic, run.mode, run.count))
+    return Plan(dev.repeat_launcher(kernel, grid, block, args, dynamic, run.mode, run.count, run.streams))

@@ -143,7 +143,7 @@ class Rows:
         row = replace(row, check=check)
         if not check.passed:
             return row
-        times, clocks = self.time(plan.launch)
+        times, clocks = self.time(plan.launch, flush=k.l2 == "cold")
         return replace(row, samples=R.Samples(times_ms=times, sm_clock_mhz=clocks))
 
     def observe_row(
@@ -241,14 +241,17 @@ class Rows:
         # All outputs passed: report the worst of them.
         return result
 
-    def time(self, launch: Callable[[], None]) -> tuple[list[float], list[int]]:
+    def time(self, launch: Callable[[], None], flush: bool = True) -> tuple[list[float], list[int]]:
+        """Samples of one launch each; ``flush`` False (a row declared ``l2: warm``): no L2 flush
+        before the warm-up launches nor before any sample, so each finds the previous launch's lines."""
         opt = self.opt
         for _ in range(opt.warmup_launches):
-            self.dev.flush()
+            if flush:
+                self.dev.flush()
             launch()
         self.dev.synchronize()
         # Size batches from one timed warm sample, so a batch is about batch_target_s of GPU time.
-        probe = self.dev.timed_batch(launch, self.pairs[:1])[0]
+        probe = self.dev.timed_batch(launch, self.pairs[:1], flush)[0]
         batch = int(min(opt.max_batch, max(1, opt.batch_target_s * 1000.0 / max(probe, 1e-3))))
         times: list[float] = []
         clocks: list[int] = []
@@ -258,7 +261,7 @@ class Rows:
             before = self.dev.clock.read()
             # Events measure in float32 milliseconds; keep each as its shortest decimal (half the
             # bytes of a double's repr in the JSON, and the same float32 when read back).
-            batch_times = [float(str(np.float32(t))) for t in self.dev.timed_batch(launch, self.pairs[:batch])]
+            batch_times = [float(str(np.float32(t))) for t in self.dev.timed_batch(launch, self.pairs[:batch], flush)]
             after = self.dev.clock.read()
             clock = min(before, after)
             times += batch_times

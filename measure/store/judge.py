@@ -163,6 +163,8 @@ def _shape_problems(row: Row) -> list[str]:
             found.append("was refused by the driver but passed its check")
         return found
     found = ["records a launch outcome but is not an observed launch"] if row.outcome is not None else []
+    if (row.setup or {}).get("expect") == "mismatch":
+        found.append("records expect: mismatch but is not an observed launch")
     if row.check.passed and row.samples is None:
         found.append("passed its check but has no samples")
     if not row.check.passed and row.samples is not None:

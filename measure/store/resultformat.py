@@ -189,9 +189,22 @@ class Row:
         return self.outcome is not None and not self.outcome.launched
 
     @property
+    def expects_mismatch(self) -> bool:
+        """The spec declared this observed launch a demonstration of a wrong result (``expect: mismatch``)."""
+        return self.kind == "observe" and (self.setup or {}).get("expect") == "mismatch"
+
+    @property
+    def mismatch_observed(self) -> bool:
+        """An ``expect: mismatch`` launch that ran without an error and whose output differed from the
+        reference: the observation the row exists for, not a failure."""
+        ran_clean = self.outcome is not None and self.outcome.launched and not self.outcome.error_name
+        return self.expects_mismatch and ran_clean and not self.check.passed
+
+    @property
     def failed(self) -> bool:
-        """The row's check failed (an observed launch that was refused is not a failure)."""
-        return not self.check.passed and not self.refused
+        """The row's check failed (an observed launch that was refused, or one declared to show a wrong
+        result whose output differed, is not a failure)."""
+        return not self.check.passed and not self.refused and not self.mismatch_observed
 
 
 @dataclass(frozen=True)

@@ -122,10 +122,13 @@ class FakeDevice:
         self.copies: list[tuple[str, bool]] = []  # (direction, pinned) of every host copy
         self.pipeline_streams: list[int] = []  # the stream of every pipeline chunk run
         self.repeat_modes: list[str] = []  # the mode of every repeated-launch sample
+        self.repeat_streams: list[int] = []  # and the streams it was spread over
         self.gemms: list[str] = []  # the math of every GEMM
+        self.flushed: list[bool] = []  # per timed sample: whether the L2 was flushed since the last timed one
         self.include_dirs: list[Path | None] = []  # the include folder of every compile
         # What the fake gets wrong, for tests of the check: any of "h2d", "d2h", "gemm" (one element off).
         self.wrong: set[str] = set()
+        self._flush_pending = False
 
     # --- what the runner reads ---------------------------------------------------------------------
 
@@ -321,11 +324,13 @@ class FakeDevice:
         dynamic: int,
         mode: str,
         count: int,
+        streams: int = 1,
     ) -> Callable[[], None]:
         one = self.launcher(k, grid, block, args, dynamic)
 
         def launch() -> None:
             self.repeat_modes.append(mode)
+            self.repeat_streams.append(streams)
             for _ in range(count):
                 one()
 
@@ -354,12 +359,19 @@ class FakeDevice:
         self.flush_bytes = nbytes
 
     def flush(self) -> None:
-        pass
+        self._flush_pending = True
 
     def events(self, n: int) -> list[tuple[None, None]]:
         return [(None, None)] * n
 
     def timed_batch(self, launch: Callable[[], None], pairs: Sequence[Any], flush: bool = True) -> list[float]:
         for _ in pairs:
-            launch()
+            if flush:
+                self.flush()
+            self._timed_launch(launch)
         return [self.time_ms] * len(pairs)
+
+    def _timed_launch(self, launch: Callable[[], None]) -> None:
+        self.flushed.append(self._flush_pending)
+        self._flush_pending = False
+        launch()

@@ -140,6 +140,10 @@ def test_editing_an_outcome_occupancy_or_limit_is_tampering(repo: Path, change: 
             lambda d: d["rows"][0].update(outcome={"launched": True, "error_name": "", "error_string": ""}),
             "row 'copy' at 1M records a launch outcome but is not an observed launch",
         ),
+        (
+            lambda d: d["rows"][0].update(setup={"expect": "mismatch"}),
+            "row 'copy' at 1M records expect: mismatch but is not an observed launch",
+        ),
     ],
 )
 def test_a_row_that_contradicts_its_kind_is_tampering(repo: Path, change: Any, problem: str) -> None:

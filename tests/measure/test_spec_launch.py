@@ -64,6 +64,7 @@ def test_the_launch_keys_are_read() -> None:
     assert found == [] and declared is not None
     k = declared.experiment.kernels[0]
     assert (k.kind, k.dynamic_shared, k.max_dynamic_shared) == ("observe", "1024 * kib", "1024 * kib")
+    assert k.expect == "reference"
     assert k.constants == {"weights": "w"} and k.counters == ["dram__bytes_read.sum"]
 
 
@@ -78,6 +79,20 @@ def test_the_launch_keys_default_to_nothing() -> None:
 
 
 MALFORMED = [
+    pytest.param(
+        GOOD.replace("kind: observe", "kind: kernel").replace(
+            "    function: stage\n", "    function: stage\n    expect: mismatch\n"
+        ),
+        "code/toy/experiment.yaml:16: kernel 'optin' is kind 'kernel' but declares expect: mismatch; drop 'expect' "
+        "(only an observed launch, kind 'observe', may show a wrong result)",
+        id="expect-on-a-timed-row",
+    ),
+    pytest.param(
+        GOOD.replace("    function: stage\n", "    function: stage\n    expect: wrong\n"),
+        "code/toy/experiment.yaml:16: 'kernels[0].expect' is 'wrong', not one of the allowed values; use one of "
+        "'reference', 'mismatch'",
+        id="expect-unknown",
+    ),
     pytest.param(
         GOOD.replace("    function: stage\n", ""),
         "code/toy/experiment.yaml:14: kernel 'optin' is kind 'observe' but has no 'function' to launch; add "

@@ -148,6 +148,19 @@ def test_a_driver_memcpy_row_cannot_carry_a_launch() -> None:
     ]
 
 
+def test_only_a_kernel_row_can_be_timed_with_a_warm_l2() -> None:
+    warm_kernel = GOOD.replace("  - id: copy\n", "  - id: copy\n    l2: warm\n", 1)
+    assert spec_problems(warm_kernel) == []
+    assert spec_problems(warm_kernel.replace("  - id: copy\n", "  - id: copy\n    kind: observe\n", 1)) == [
+        "code/toy/experiment.yaml:14: kernel 'copy' of kind 'observe' asks for a warm L2; leave 'l2' out: only "
+        "kind 'kernel' rows can be timed without the flush"
+    ]
+    assert spec_problems(GOOD.replace("  - id: copy\n", "  - id: copy\n    l2: hot\n", 1)) == [
+        "code/toy/experiment.yaml:13: 'kernels[0].l2' is 'hot', not one of the allowed values; use one of 'cold', "
+        "'warm'"
+    ]
+
+
 def test_a_missing_source_file() -> None:
     assert spec_problems(GOOD, source=None) == [
         "code/toy/experiment.yaml:3: source file 'code/toy/toy.cu' does not exist; create it or fix 'source' in "
