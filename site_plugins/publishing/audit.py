@@ -35,7 +35,7 @@ from pathlib import Path, PurePosixPath
 from urllib.parse import unquote, urlsplit
 
 from site_plugins.files.messages import Problem
-from site_plugins.publishing import signedtext, sitelinks
+from site_plugins.publishing import pagetext, signedtext, sitelinks
 
 REMEDY = ("publish only what `gloss build` stages: sign the entry, or declare the file under the gloss plugin's "
           "'chrome:' option in mkdocs.yml")
@@ -139,17 +139,18 @@ def _under_site(path: str, prefix: str) -> str:
     return p[len(pre):].lstrip("/") if pre and (p == pre or p.startswith(pre + "/")) else p
 
 
-class _Links(HTMLParser):
-    """Every URL a page names: (line, tag, attribute, value); ``base`` from ``<base href>``."""
+class Collector:
+    """Every URL a page names: (line, tag, attribute, value) in ``found``; ``base`` from ``<base href>``;
+    ``markers``: (line, content) of each ``<meta name="gloss-entry">`` (signedtext). A
+    :class:`site_plugins.publishing.pagetext.Observer`, so the page is parsed once for its text and these."""
 
     def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
         self.found: list[tuple[int, str, str, str]] = []
         self.base: str | None = None
+        self.markers: list[tuple[int, str]] = []
         self._style = False
 
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        line = self.getpos()[0]
+    def start(self, tag: str, attrs: list[tuple[str, str | None]], line: int) -> None:
         values = {k.lower(): v or "" for k, v in attrs}
         if tag == "base" and "href" in values and self.base is None:
             self.base = values["href"]
@@ -157,6 +158,8 @@ class _Links(HTMLParser):
             m = _REFRESH.search(values.get("content", ""))
             if m:
                 self.found.append((line, tag, "content", m.group(1)))
+        if tag == "meta" and values.get("name", "").lower() == signedtext.MARKER:
+            self.markers.append((line, " ".join(values.get("content", "").split())))
         for name, value in values.items():
             if name in _URL_ATTRS:
                 parts = [p.strip().split()[0] for p in value.split(",") if p.strip()] if name.endswith("srcset") \
@@ -168,31 +171,48 @@ class _Links(HTMLParser):
                 self.found += [(line, tag, "srcdoc", v) for _, _, _, v in links(value)[0]]
         self._style = tag == "style"
 
+    def data(self, data: str, line: int) -> None:
+        if self._style:
+            self.found += [(line, "style", "url", m.group(2)) for m in _CSS_URL.finditer(data)]
+
+    def end(self, tag: str) -> None:
+        self._style = False
+
+
+class _Links(HTMLParser):
+    """A :class:`Collector` fed by a parser of its own (search records, ``srcdoc``)."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.collector = Collector()
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.collector.start(tag, attrs, self.getpos()[0])
+
     handle_startendtag = handle_starttag
 
     def handle_data(self, data: str) -> None:
-        if self._style:
-            line = self.getpos()[0]
-            self.found += [(line, "style", "url", m.group(2)) for m in _CSS_URL.finditer(data)]
+        self.collector.data(data, self.getpos()[0])
 
     def handle_endtag(self, tag: str) -> None:
-        self._style = False
+        self.collector.end(tag)
 
 
 def links(markup: str) -> tuple[list[tuple[int, str, str, str]], str | None]:
     parser = _Links()
     parser.feed(markup)
     parser.close()
-    return parser.found, parser.base
+    return parser.collector.found, parser.collector.base
 
 
 def link_problems(label: str, page: str, markup: str, manifest: Manifest,
-                  present: frozenset[str] | None = None) -> list[Problem]:
+                  present: frozenset[str] | None = None, collected: Collector | None = None) -> list[Problem]:
     """A problem per URL in ``markup`` (from the site path ``page``) that names a withheld file; with
     ``present`` (the keys of every file of the site), also per link to a file the site does not have and per
-    request to another site (:mod:`site_plugins.publishing.sitelinks`)."""
+    request to another site (:mod:`site_plugins.publishing.sitelinks`). ``collected``: the page's URLs, when
+    its one pass already found them."""
     out = []
-    found, base = links(markup)
+    found, base = (collected.found, collected.base) if collected is not None else links(markup)
     keys = [target_key(value, page, manifest.site_url, base) for _, _, _, value in found]
     if present is not None:
         alive = [None if k in manifest.withheld else k for k in keys]  # (a withheld target: its own finding)
@@ -230,9 +250,12 @@ def audit(site: Path, manifest: Manifest, label: str | None = None) -> list[Prob
             if rel not in manifest.page_files and rel not in THEME_PAGES:  # (TERMS/X/ is another page)
                 out.append(Problem(where, 1, "a page that is neither site chrome nor a published entry", REMEDY))
             markup = decode(path.read_bytes())
-            out += link_problems(where, rel, markup, manifest, present)
+            collected = Collector()
+            text = pagetext.read(markup, collected)  # one pass: the page's text, its URLs and markers
+            out += link_problems(where, rel, markup, manifest, present, collected)
             if manifest.text is not None:
-                out += signedtext.page_problems(where, manifest.page_uris.get(rel), markup, manifest.text)
+                out += signedtext.page_problems(where, manifest.page_uris.get(rel), markup, manifest.text,
+                                                text=text, markers=collected.markers)
         elif rel in SEARCH_INDEXES:
             out += _search_problems(where, path, manifest)
         elif rel in SITEMAPS:

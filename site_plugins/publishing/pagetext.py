@@ -20,6 +20,7 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
+from typing import Protocol
 
 _WORD = re.compile(r"\w+")
 # Elements that start a new run of text: a reader sees their contents as a separate block.
@@ -85,9 +86,20 @@ class Text:
         return f" {phrase} " in f" {self.joined} "
 
 
+class Observer(Protocol):
+    """What else one pass over a page collects (the audit's links and markers), told each tag and text."""
+
+    def start(self, tag: str, attrs: list[tuple[str, str | None]], line: int) -> None: ...
+
+    def data(self, data: str, line: int) -> None: ...
+
+    def end(self, tag: str) -> None: ...
+
+
 class _Reader(HTMLParser):
-    def __init__(self) -> None:
+    def __init__(self, observer: Observer | None = None) -> None:
         super().__init__(convert_charrefs=True)
+        self.observer = observer
         self.segments: list[Segment] = []
         self._buf: list[str] = []
         self._line = 1
@@ -111,6 +123,8 @@ class _Reader(HTMLParser):
         self._open(tag, attrs, closed=True)
 
     def _open(self, tag: str, attrs: list[tuple[str, str | None]], *, closed: bool) -> None:
+        if self.observer is not None:
+            self.observer.start(tag, attrs, self.getpos()[0])
         if tag in SKIP:
             self._skip += 0 if closed else 1
             self._hidden = []
@@ -137,6 +151,8 @@ class _Reader(HTMLParser):
                           for name, v in values.items() if (t := normalise(v))]
 
     def handle_endtag(self, tag: str) -> None:
+        if self.observer is not None:
+            self.observer.end(tag)
         if tag in SKIP:
             self._skip = max(0, self._skip - 1)
             text = normalise("".join(self._hidden))
@@ -158,6 +174,8 @@ class _Reader(HTMLParser):
             self.segments.append(Segment(self.getpos()[0], text, "hidden"))
 
     def handle_data(self, data: str) -> None:
+        if self.observer is not None:
+            self.observer.data(data, self.getpos()[0])
         if self._skip:
             self._hidden.append(data)
             return
@@ -178,9 +196,10 @@ def is_main(tag: str, attrs: dict[str, str]) -> bool:
         attrs.get("role", "").strip().lower() == "main"
 
 
-def read(markup: str) -> Text:
-    """The segments of an HTML page or fragment."""
-    reader = _Reader()
+def read(markup: str, observer: Observer | None = None) -> Text:
+    """The segments of an HTML page or fragment; ``observer`` is told every tag and text on the way (one
+    pass over the page for everything the audit reads in it)."""
+    reader = _Reader(observer)
     reader.feed(markup)
     reader.close()
     return Text(reader.segments, reader.has_main)

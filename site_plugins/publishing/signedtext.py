@@ -187,13 +187,15 @@ def _snippet(phrase: str) -> str:
     return phrase if len(phrase) <= 60 else phrase[:59].rstrip() + "…"
 
 
-def page_problems(where: str, uri: str | None, markup: str, expected: Expected) -> list[Problem]:
-    """Problems of one HTML page (``uri``: the docs path of the page it is, None for a theme page)."""
-    text = pagetext.read(markup)
+def page_problems(where: str, uri: str | None, markup: str, expected: Expected, *, text: pagetext.Text | None = None,
+                  markers: list[tuple[int, str]] | None = None) -> list[Problem]:
+    """Problems of one HTML page (``uri``: the docs path of the page it is, None for a theme page). ``text``
+    and ``markers``: the page's, when a pass over it already read them (the audit's)."""
+    text = text if text is not None else pagetext.read(markup)
     out: list[Problem] = []
     want = expected.pages.get(uri) if uri is not None else None
     if want is not None and want.entry is not None:
-        out += _marker_problems(where, markup, *want.entry)
+        out += _marker_problems(where, markup if markers is None else markers, *want.entry)
     if want is not None:
         shown = {s.text for s in text.segments if s.kind != "hidden"}
         missing = [b for b in want.blocks if b not in shown]
@@ -234,8 +236,8 @@ def _leaks(where: str, text: pagetext.Text, expected: Expected, line: int | None
     return out
 
 
-def _marker_problems(where: str, markup: str, path: str, fingerprint: str) -> list[Problem]:
-    found = markers(markup)
+def _marker_problems(where: str, markup: str | list[tuple[int, str]], path: str, fingerprint: str) -> list[Problem]:
+    found = markers(markup) if isinstance(markup, str) else markup
     if not found:
         return [Problem(where, 1, f"no {MARKER} marker: the page does not claim to be the signed version of "
                                   f"{path} ({fingerprint})", REMEDY)]
