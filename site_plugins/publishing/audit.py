@@ -30,12 +30,12 @@ import os
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from html.parser import HTMLParser
 from pathlib import Path, PurePosixPath
 from urllib.parse import unquote, urlsplit
 
 from site_plugins.files.messages import Problem
 from site_plugins.publishing import pagetext, signedtext, sitelinks
+from site_plugins.publishing.fasttags import FastTags
 
 REMEDY = ("publish only what `gloss build` stages: sign the entry, or declare the file under the gloss plugin's "
           "'chrome:' option in mkdocs.yml")
@@ -179,7 +179,7 @@ class Collector:
         self._style = False
 
 
-class _Links(HTMLParser):
+class _Links(FastTags):
     """A :class:`Collector` fed by a parser of its own (search records, ``srcdoc``)."""
 
     def __init__(self) -> None:

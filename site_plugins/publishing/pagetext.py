@@ -19,8 +19,9 @@ import functools
 import re
 import unicodedata
 from dataclasses import dataclass, field
-from html.parser import HTMLParser
 from typing import Protocol
+
+from site_plugins.publishing.fasttags import FastTags
 
 _WORD = re.compile(r"\w+")
 # Elements that start a new run of text: a reader sees their contents as a separate block.
@@ -43,6 +44,7 @@ def _invisible() -> dict[int, None]:
     return {c: None for c in range(0x110000) if unicodedata.category(chr(c)) == "Cf"}  # (0.1 s, once)
 
 
+@functools.lru_cache(maxsize=1 << 16)  # (pure; a site repeats its attribute values and nav labels on every page)
 def normalise(text: str) -> str:
     """``text`` as compared: without format characters, NFKC, case folded, words separated by one space."""
     return " ".join(_WORD.findall(unicodedata.normalize("NFKC", text.translate(_invisible())).casefold()))
@@ -96,7 +98,7 @@ class Observer(Protocol):
     def end(self, tag: str) -> None: ...
 
 
-class _Reader(HTMLParser):
+class _Reader(FastTags):
     def __init__(self, observer: Observer | None = None) -> None:
         super().__init__(convert_charrefs=True)
         self.observer = observer
