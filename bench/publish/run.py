@@ -11,7 +11,8 @@ committed (so the history has more versions to read). Then, in this process:
 
 - ``build``: ``gloss build`` (strict) of the published site, whole process time of the call;
 - ``audit``: the part of it spent in the final audit (``site_plugins.publishing.audit.audit``, timed by
-  wrapping it), and its share of the build;
+  wrapping it), and its share of the build; ``expect``: the part spent rendering what each page must say
+  (``signedtext.expect``, which the audit needs; reported apart, and added to the audit's share);
 - ``replay``: the part of it spent reading the history of ``signoff.yaml`` (``history._History``), and the
   same read alone, cold;
 - ``load``: ``signoff.load`` alone (parsing the file and verifying every signature, history included).
@@ -41,7 +42,7 @@ import synthetic  # noqa: E402 (bench/build/synthetic.py: the synthetic project)
 
 from site_plugins import cli, signoff  # noqa: E402
 from site_plugins.cli import build as sitebuild  # noqa: E402
-from site_plugins.publishing import audit  # noqa: E402
+from site_plugins.publishing import audit, signedtext  # noqa: E402
 from site_plugins.signoff import history  # noqa: E402
 
 PEOPLE = (("Ada Author", "ada"), ("Rex Reviewer", "rex"))  # fictional
@@ -117,10 +118,11 @@ def timing(owner: Any, attr: str, spent: list[float]) -> Iterator[None]:
 
 def measure(root: Path) -> dict[str, float]:
     audits: list[float] = []
+    expects: list[float] = []
     replays: list[float] = []
     history._SEEN.clear()  # (a cold read, as a fresh `make site` process does)
-    with timing(audit, "audit", audits), timing(history._History, "__init__", replays), \
-            contextlib.redirect_stdout(io.StringIO()):
+    with timing(audit, "audit", audits), timing(signedtext, "expect", expects), \
+            timing(history._History, "__init__", replays), contextlib.redirect_stdout(io.StringIO()):
         start = time.perf_counter()
         ok, built, why = sitebuild.build_site(root / "mkdocs.yml", root / "site", strict=True)
         total = time.perf_counter() - start
@@ -138,12 +140,14 @@ def measure(root: Path) -> dict[str, float]:
         raise SystemExit(f"signoff.yaml has problems: {problems[:3]}")
     versions = subprocess.run(["git", "-C", str(root), "rev-list", "--count", "HEAD", "--", "signoff.yaml"],
                               check=True, capture_output=True, text=True).stdout.strip()
-    return {"build": total, "audit": sum(audits), "replay": sum(replays), "replay_alone": alone, "load": load,
-            "published": published, "versions": int(versions),
+    return {"build": total, "audit": sum(audits), "expect": sum(expects), "replay": sum(replays),
+            "replay_alone": alone, "load": load, "published": published, "versions": int(versions),
             "signoff_bytes": (root / "signoff.yaml").stat().st_size}
 
 
 def main(argv: list[str] | None = None) -> int:
+    from site_plugins.publishing import forkmap
+
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
     parser.add_argument("--terms", default="1000,10000", help="comma-separated sizes")
     parser.add_argument("--history", type=int, default=3, help="extra rounds of re-signed changes (versions)")
@@ -151,7 +155,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     load = os.getloadavg()
     print(f"# {platform.node()} ({os.cpu_count()} CPUs, load {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}); "
-          f"python {platform.python_version()}")
+          f"python {platform.python_version()}; audit workers {forkmap.workers()}")
     print(f"# .venv/bin/python bench/publish/run.py --terms {args.terms} --history {args.history} "
           f"--repeat {args.repeat}")
     with tempfile.TemporaryDirectory(prefix="gloss-bench-keys-") as keydir:
@@ -167,8 +171,10 @@ def main(argv: list[str] | None = None) -> int:
                     print(f"{n:>6,} entries ({f['published']:,} published; "
                           f"signoff.yaml {f['signoff_bytes'] / 1e6:.1f} MB, "
                           f"{f['versions']} versions): build {f['build']:.1f} s, audit {f['audit']:.1f} s "
-                          f"({100 * f['audit'] / f['build']:.0f} % of the build), replay read {f['replay']:.2f} s "
-                          f"in the build ({f['replay_alone']:.2f} s alone, cold), signoff.load {f['load']:.1f} s; "
+                          f"({100 * f['audit'] / f['build']:.0f} % of the build; with its expectations "
+                          f"{f['expect']:.1f} s, {100 * (f['audit'] + f['expect']) / f['build']:.0f} %), "
+                          f"replay read {f['replay']:.2f} s in the build ({f['replay_alone']:.2f} s alone, cold), "
+                          f"signoff.load {f['load']:.1f} s; "
                           f"project made and signed in {made:.0f} s", flush=True)
     return 0
 

@@ -28,13 +28,13 @@ import html
 import json
 import os
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from urllib.parse import unquote, urlsplit
 
 from site_plugins.files.messages import Problem
-from site_plugins.publishing import pagetext, signedtext, sitelinks
+from site_plugins.publishing import forkmap, pagetext, signedtext, sitelinks
 from site_plugins.publishing.fasttags import FastTags
 
 REMEDY = ("publish only what `gloss build` stages: sign the entry, or declare the file under the gloss plugin's "
@@ -239,6 +239,7 @@ def audit(site: Path, manifest: Manifest, label: str | None = None) -> list[Prob
     out: list[Problem] = []
     listing = list(walk(site))
     present = frozenset(key(rel) for rel, linked in listing if not linked)  # (a dead link's target is none)
+    pages: list[str] = []
     for rel, linked in listing:
         where = f"{prefix}/{rel}"
         path = site / rel
@@ -247,15 +248,7 @@ def audit(site: Path, manifest: Manifest, label: str | None = None) -> list[Prob
             continue
         lower = rel.casefold()
         if lower.endswith((".html", ".htm", ".xhtml")):
-            if rel not in manifest.page_files and rel not in THEME_PAGES:  # (TERMS/X/ is another page)
-                out.append(Problem(where, 1, "a page that is neither site chrome nor a published entry", REMEDY))
-            markup = decode(path.read_bytes())
-            collected = Collector()
-            text = pagetext.read(markup, collected)  # one pass: the page's text, its URLs and markers
-            out += link_problems(where, rel, markup, manifest, present, collected)
-            if manifest.text is not None:
-                out += signedtext.page_problems(where, manifest.page_uris.get(rel), markup, manifest.text,
-                                                text=text, markers=collected.markers)
+            pages.append(rel)
         elif rel in SEARCH_INDEXES:
             out += _search_problems(where, path, manifest)
         elif rel in SITEMAPS:
@@ -268,7 +261,26 @@ def audit(site: Path, manifest: Manifest, label: str | None = None) -> list[Prob
         elif not _is_asset(rel, path, manifest.asset_dirs):
             out.append(Problem(where, 1, "a file that is neither a theme asset, site chrome nor a published "
                                          "entry's file", REMEDY))
+
+    def check(rels: Sequence[str]) -> list[Problem]:
+        return [p for rel in rels for p in _page_problems(site, rel, f"{prefix}/{rel}", manifest, present)]
+
+    out += forkmap.run(check, pages)  # (each page on its own: on every core, for a large site)
     return sorted(set(out))
+
+
+def _page_problems(site: Path, rel: str, where: str, manifest: Manifest, present: frozenset[str]) -> list[Problem]:
+    out = []
+    if rel not in manifest.page_files and rel not in THEME_PAGES:  # (TERMS/X/ is another page)
+        out.append(Problem(where, 1, "a page that is neither site chrome nor a published entry", REMEDY))
+    markup = decode((site / rel).read_bytes())
+    collected = Collector()
+    text = pagetext.read(markup, collected)  # one pass: the page's text, its URLs and markers
+    out += link_problems(where, rel, markup, manifest, present, collected)
+    if manifest.text is not None:
+        out += signedtext.page_problems(where, manifest.page_uris.get(rel), markup, manifest.text,
+                                        text=text, markers=collected.markers)
+    return out
 
 
 def decode(data: bytes) -> str:

@@ -184,3 +184,30 @@ def test_the_audit_finds_requests_to_other_sites_and_dead_links(
         "file) and link it by its relative path; a theme's web fonts or scripts are turned off in its mkdocs.yml "
         "options",
     ]
+
+
+def test_the_audit_says_the_same_on_every_core(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import multiprocessing
+    import threading
+
+    from site_plugins.cli import audit as cli_audit
+    from site_plugins.publishing import audit, forkmap
+
+    root = gatekit.signed(tmp_path)
+    ok, _, why = sitebuild.build_site(root / "mkdocs.yml", root / "site", strict=True)
+    assert ok, why
+    page = root / "site/terms/warp/index.html"  # findings to compare: a request, a dead link, a stray page
+    page.write_text(page.read_text().replace("A signed body.", 'A signed body. <img src="https://x.example/i.png">'
+                                                               '<a href="../../nope/">n</a>'))
+    (root / "site/stray.html").write_text("<p>stray</p>\n")
+    monkeypatch.chdir(root)
+    expected = cli_audit.manifest(Path("mkdocs.yml"))
+    monkeypatch.setenv("GLOSS_AUDIT_WORKERS", "1")
+    alone = audit.audit(Path("site"), expected)
+    forked: list[str] = []
+    real = multiprocessing.get_context
+    monkeypatch.setattr(multiprocessing, "get_context", lambda method=None: forked.append(str(method)) or real(method))
+    monkeypatch.setattr(forkmap, "MIN_ITEMS", 1)
+    monkeypatch.setenv("GLOSS_AUDIT_WORKERS", "3")
+    assert threading.active_count() == 1
+    assert audit.audit(Path("site"), expected) == alone and len(alone) >= 3 and forked == ["fork"]
