@@ -107,7 +107,7 @@ to run.
 from __future__ import annotations
 
 from site_plugins.measured.expand import DIRECTIVES, Expansion, expand, lint_figures
-from site_plugins.measured.load import load_view, load_view_at
+from site_plugins.measured.load import load_view, load_view_at, results_unchanged, results_version
 from site_plugins.measured.model import ResultsView
 from site_plugins.measured.page import measurements_page
 
@@ -123,4 +123,6 @@ __all__ = [
     "load_view",
     "load_view_at",
     "measurements_page",
+    "results_unchanged",
+    "results_version",
 ]

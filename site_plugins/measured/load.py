@@ -37,6 +37,16 @@ def load_view_at(root: Path, commit: str) -> ResultsView | None:
     return _view(root, result_set, problems=False) if result_set is not None else None
 
 
+def results_version(root: Path, commit: str) -> str | None:
+    """Which versions of the results and what judges them a commit holds (:func:`rs.version_at`)."""
+    return rs.version_at(root, commit)
+
+
+def results_unchanged(root: Path, commit: str = "HEAD") -> bool:
+    """Whether the working copy holds the results and what judges them as ``commit`` does."""
+    return rs.unchanged_since(root, commit)
+
+
 def _view(root: Path, result_set: rs.ResultSet, *, problems: bool = True) -> ResultsView:
     results = tuple(_result(root, e) for e in result_set.entries)
     nodes, _ = load_nodes(root)  # its problems are among the result set's

@@ -238,7 +238,9 @@ def audit(site: Path, manifest: Manifest, label: str | None = None) -> list[Prob
     prefix = (label if label is not None else site.as_posix()).rstrip("/")
     out: list[Problem] = []
     listing = list(walk(site))
-    present = frozenset(key(rel) for rel, linked in listing if not linked)  # (a dead link's target is none)
+    # (A dead link's target is none of these; the site's own address counts, home page or not: a theme
+    # links it from every page, and a site without a home page is no reason to fail every page.)
+    present = frozenset({"", *(key(rel) for rel, linked in listing if not linked)})
     pages: list[str] = []
     for rel, linked in listing:
         where = f"{prefix}/{rel}"

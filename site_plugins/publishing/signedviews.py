@@ -3,7 +3,8 @@
 A signature covers the values an entry showed. After a re-measurement an embedding entry is "changed"
 (its values moved) and its last signed version stays published, with the values it was signed with:
 the results, specs and node registry of the commit recorded with the signature, read from git by the
-results module (:func:`measure.store.results.load_at`), never today's numbers under yesterday's text.
+results module (:func:`measure.store.results.load_at`, asked through :mod:`site_plugins.measured`),
+never today's numbers under yesterday's text.
 One view per distinct version of those files, so a history of many commits costs a few loads.
 """
 
@@ -11,7 +12,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from measure.store import results
 from site_plugins import measured
 
 
@@ -28,7 +28,7 @@ class Views:
     def at(self, commit: str | None) -> measured.ResultsView:
         if commit is None:
             return self.current
-        version = results.version_at(self.root, commit)
+        version = measured.results_version(self.root, commit)
         if version is None or version == self._working_version():
             return self.current
         if version not in self._by_version:
@@ -39,6 +39,6 @@ class Views:
     def _working_version(self) -> str | None:
         if not self._working_known:
             self._working_known = True
-            if results.unchanged_since(self.root, "HEAD"):
-                self._working = results.version_at(self.root, "HEAD")
+            if measured.results_unchanged(self.root, "HEAD"):
+                self._working = measured.results_version(self.root, "HEAD")
         return self._working
