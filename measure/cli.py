@@ -8,15 +8,14 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from measure.experiment.compiled import compile_all
 from measure.experiment.nodes import NODES_PATH, load_nodes
 from measure.experiment.spec import CODE_DIR, load_specs
 from measure.store import audit
@@ -95,13 +94,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     # the counter pass's ncu process group is killed and the device context closed.
     signal.signal(signal.SIGTERM, _exit_on_sigterm)
     commit, dirty = resolve_commit(root, args.commit, args.dirty)
-    options = runner.Options(
-        min_samples=args.min_samples,
-        min_gpu_time_s=args.min_time,
-        max_rel_stdev=args.max_noise / 100.0,
-        row_time_limit_s=args.time_limit,
-        warmup_launches=args.warmup,
-    )
+    options = _options(args)
     out = Path(args.out).resolve() if args.out else root / R.RESULTS_DIR
     from measure.run.counterpass import Settings as CounterSettings
 
@@ -126,6 +119,68 @@ def cmd_run(args: argparse.Namespace) -> int:
     except DeviceError as exc:
         print(f"{PROG} run: {exc}")
         return 2
+
+
+def _options(args: argparse.Namespace) -> Any:
+    from measure.run import runner
+
+    return runner.Options(
+        min_samples=args.min_samples,
+        min_gpu_time_s=args.min_time,
+        max_rel_stdev=args.max_noise / 100.0,
+        row_time_limit_s=args.time_limit,
+        warmup_launches=args.warmup,
+    )
+
+
+def cmd_mine(args: argparse.Namespace) -> int:
+    """A reader's own GPU: no registered node, results in the git-ignored measure/local/ (never published)."""
+    root = _root(args)
+    declared, spec_problems = load_specs(root)
+    if spec_problems:
+        _print_problems(spec_problems)
+        return 2
+    unknown = [i for i in args.ids if i not in declared]
+    if unknown:
+        print(
+            f"{PROG} mine: no experiment {', '.join(repr(u) for u in unknown)}; declared: {', '.join(sorted(declared))}"
+        )
+        return 2
+    try:
+        from measure.gpu.cudadrv import DeviceError
+        from measure.run import local, runner
+
+        device = _device()
+    except ImportError as exc:
+        print(
+            f"{PROG} mine: {exc}; install the 'node' extra with `pip install -e '.[node]'` (PyCUDA, numpy, "
+            "nvidia-ml-py) and put the CUDA toolkit's nvcc on PATH (see measure/README.md)"
+        )
+        return 2
+    except DeviceError as exc:
+        print(f"{PROG} mine: {exc}")
+        return 2
+    signal.signal(signal.SIGTERM, _exit_on_sigterm)
+    commit, dirty = resolve_commit(root, None, None)
+    ids = args.ids or sorted(declared)
+    code, node = local.run_mine(root, declared, args.ids, _options(args), runner.Provenance0(commit, dirty), device)
+    from measure.report import beside
+
+    print()
+    print(beside.comparison(root, node, ids))
+    return code
+
+
+def _device() -> Any:
+    """The GPU (PyCUDA), or in tests the fake that GLOSS_FAKE_DEVICE names (measure/testing/fakedevice.py)."""
+    from measure.testing.fakedevice import FAKE_DEVICE_ENV, from_env
+
+    if fake := os.environ.get(FAKE_DEVICE_ENV):
+        print(f"{PROG} mine: {FAKE_DEVICE_ENV} is set: a FAKE device for tests, not your GPU", flush=True)
+        return from_env(fake)
+    from measure.gpu.device import Device
+
+    return Device()
 
 
 def cmd_probe(args: argparse.Namespace) -> int:
@@ -153,6 +208,12 @@ def _exit_on_sigterm(signum: int, frame: object) -> None:
 def cmd_verify(args: argparse.Namespace) -> int:
     root = _root(args)
     rs = R.load_all(root, args.results_dir)
+    if args.node is not None:  # one node's run (CI checks each node's artifact on its own)
+        if args.node not in rs.nodes:
+            known = ", ".join(rs.nodes) or "none"
+            print(f"{PROG} verify: node '{args.node}' is not registered in {NODES_PATH}; registered: {known}")
+            return 2
+        rs.entries = [e for e in rs.entries if e.node == args.node]
     checked = audit.audit(rs, load_nodes(root)[0])  # the build's list: results plus cross-file checks
     problems = checked.problems
     _print_problems(problems)
@@ -259,56 +320,6 @@ def _console() -> Any:
     return console if console.is_terminal else Console(width=160)
 
 
-def compile_all(root: Path, nvcc: str = "nvcc") -> list[Problem]:
-    """Compile every .cu under code/ (and the runner's own) for every registered node's arch."""
-    nodes, problems = load_nodes(root)
-    if problems:
-        return problems
-    exe = shutil.which(nvcc)
-    if exe is None:
-        return [Problem(NODES_PATH, 0, "nvcc is not on PATH", "install the CUDA toolkit or add its bin/ to PATH")]
-    sources = sorted((root / CODE_DIR).rglob("*.cu")) + sorted((root / "measure").glob("*.cu"))
-    archs = sorted({n.arch for n in nodes.values()})
-    out: list[Problem] = []
-    with tempfile.TemporaryDirectory() as tmp:
-        for src in sources:
-            rel = src.relative_to(root).as_posix()
-            for arch in archs:
-                cmd = [
-                    exe,
-                    "--cubin",
-                    "-O3",
-                    f"-arch={arch}",
-                    "-Werror",
-                    "all-warnings",
-                    "-o",
-                    str(Path(tmp) / "out.cubin"),
-                    str(src),
-                ]
-                proc = subprocess.run(cmd, capture_output=True, text=True)
-                if proc.returncode != 0:
-                    first = (proc.stderr.strip() or proc.stdout.strip()).splitlines()
-                    out.append(
-                        Problem(
-                            rel,
-                            _line(first, src.name),
-                            f"nvcc -arch={arch} failed: {first[0] if first else 'no output'}",
-                            "fix the CUDA source",
-                        )
-                    )
-    return out
-
-
-def _line(lines: list[str], name: str) -> int:
-    import re
-
-    for text in lines:
-        m = re.search(re.escape(name) + r"\((\d+)\)", text)
-        if m:
-            return int(m.group(1))
-    return 0
-
-
 def cmd_compile(args: argparse.Namespace) -> int:
     problems = compile_all(_root(args), args.nvcc)
     _print_problems(problems)
@@ -332,6 +343,14 @@ def cmd_bench(args: argparse.Namespace) -> int:
     return 0
 
 
+def _timing_options(r: argparse.ArgumentParser) -> None:
+    r.add_argument("--min-samples", type=int, default=10, help="samples at least (default 10)")
+    r.add_argument("--min-time", type=float, default=0.5, help="GPU seconds per row at least (default 0.5)")
+    r.add_argument("--max-noise", type=float, default=0.5, help="stop at this relative stdev, %% (default 0.5)")
+    r.add_argument("--time-limit", type=float, default=3.0, help="seconds per row before it is noisy (default 3)")
+    r.add_argument("--warmup", type=int, default=5, help="untimed launches before sampling (default 5)")
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog=PROG, description="Run, verify and list measurements.")
     p.add_argument("--root", default=".", help="repository root (default: .)")
@@ -351,11 +370,7 @@ def parser() -> argparse.ArgumentParser:
     )
     dirty.add_argument("--clean", dest="dirty", action="store_const", const=False, help="record a clean tree")
     r.add_argument("--out", help="results folder (default: measure/results); files go to OUT/NODE/ID.json")
-    r.add_argument("--min-samples", type=int, default=10, help="samples at least (default 10)")
-    r.add_argument("--min-time", type=float, default=0.5, help="GPU seconds per row at least (default 0.5)")
-    r.add_argument("--max-noise", type=float, default=0.5, help="stop at this relative stdev, %% (default 0.5)")
-    r.add_argument("--time-limit", type=float, default=3.0, help="seconds per row before it is noisy (default 3)")
-    r.add_argument("--warmup", type=int, default=5, help="untimed launches before sampling (default 5)")
+    _timing_options(r)
     r.add_argument(
         "--no-counters",
         action="store_true",
@@ -367,15 +382,44 @@ def parser() -> argparse.ArgumentParser:
     )
     r.add_argument("--ncu-log", help="keep ncu's output (its CSV) in this file")
     r.set_defaults(func=cmd_run)
+    m = sub.add_parser(
+        "mine",
+        help="run experiments on YOUR GPU (any CUDA GPU; needs PyCUDA and nvcc) and print them beside ours",
+        description="Check and time experiments on this machine's GPU, whatever it is, as the local node "
+        "'local-<model>' (no registration, no counters); results go to the git-ignored measure/local/ and are "
+        "never published. Ends with your numbers beside each verification node's.",
+    )
+    m.add_argument("ids", nargs="*", help="experiment ids (default: all); the copy ceilings always run first")
+    _timing_options(m)
+    m.set_defaults(func=cmd_mine)
     pr = sub.add_parser("probe", help="launch every kernel row once, for ncu (the counter pass of 'run' uses it)")
     pr.add_argument("ids", nargs="+", help="experiment ids, launched in this order")
     pr.add_argument("--node", required=True)
     pr.add_argument("--manifest", required=True, help="JSON lines file: one line per launch, in order")
     pr.set_defaults(func=cmd_probe)
-    v = sub.add_parser("verify", help="check every result: format, recomputation, hashes, node, checks, commit")
-    v.add_argument("--results-dir", default=R.RESULTS_DIR, help="folder to verify (default: measure/results)")
+    v = sub.add_parser(
+        "verify",
+        help="check every result: format, recomputation, hashes, node, checks, commit",
+        description="Judge every committed result (fresh, pending, or a problem: missing, stale, failed, "
+        "tampered, incomplete, unregistered, invalid, orphaned), print each problem as "
+        "'path:line: problem; remedy' and a count. Exit 0 when every result is fresh or pending, 1 otherwise. "
+        "Runs anywhere: no GPU, no PyCUDA.",
+    )
+    v.add_argument(
+        "--results-dir",
+        default=R.RESULTS_DIR,
+        help="folder of NODE/ID.json files to verify, in the project or outside it (default: measure/results; "
+        "measure/repeat holds the repeat runs)",
+    )
+    v.add_argument("--node", help="verify only this registered node's results (e.g. one node's run in CI)")
     v.set_defaults(func=cmd_verify)
-    ls = sub.add_parser("list", help="each experiment's state per node")
+    ls = sub.add_parser(
+        "list",
+        help="each experiment's state per node",
+        description="A table of every declared experiment on every registered node: its state (fresh, "
+        "stale, missing, ...), when it was measured, the commit and its rows. Exit 1 when a spec or the node "
+        "registry has a problem. `verify` says why a result is not fresh.",
+    )
     ls.set_defaults(func=cmd_list)
     s = sub.add_parser("show", help="one experiment's rows as a table")
     s.add_argument("id")

@@ -63,6 +63,9 @@ class GlossConfig(base.Config):
     page must be a term or a lesson: an unlisted page is left out and fails a strict build."""
     nav_max_terms = c.Type(int, default=60)
     """The most terms one navigation section lists; a larger letter of the A–Z is cut into runs."""
+    default_node = c.Optional(c.Type(str))
+    """The verification node whose figures prose quotes (``{{ value }}``, ``{{ ratio }}``, ...) where an
+    entry's front matter names no ``node:``; tables show every node. Unset: the experiment's one node."""
     template_cache = c.Type(bool, default=True)
     """Keep the theme's compiled templates between builds (Jinja's bytecode cache); GLOSS_TEMPLATE_CACHE=0
     also turns it off."""
@@ -74,7 +77,7 @@ class GlossPlugin(BasePlugin[GlossConfig]):
         self.checked: checks.Checked | None = None
         self.root = Path.cwd()
         self.docs_dir = "content"
-        self.config_file = "mkdocs.yml"  # the config file's name, beside the root (messages name it)
+        self.config_file = "mkdocs.yml"  # relative to the root, as problems about its options name it
         self.draft_links: list[Problem] = []
         self.stashes: dict[str, stash.Stash] = {}  # page src_uri -> finished HTML kept away from Markdown
         self.parked: dict[str, Packed] = {}  # page src_uri -> its HTML, packed until the page is written
@@ -108,7 +111,7 @@ class GlossPlugin(BasePlugin[GlossConfig]):
         return checks.Options(docs_dir=self.docs_dir, preview=self.preview, evidence_file=self.config.evidence_file,
                               evidence_max_age_days=self.config.evidence_max_age_days,
                               chrome=tuple(self.config.chrome), nav_max_terms=self.config.nav_max_terms,
-                              config_file=self.config_file)
+                              default_node=self.config.default_node, config_file=self.config_file)
 
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
         self.stashes, self.parked = {}, {}

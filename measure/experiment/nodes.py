@@ -17,6 +17,11 @@ from site_plugins.files.messages import Problem
 from site_plugins.files.schema import build, line_of, meta, parse_yaml
 
 NODES_PATH = "measure/nodes.yaml"
+#: ``gloss measure mine`` names a reader's own GPU ``local-<its model>`` and writes its results here
+#: (git-ignored). The prefix is refused in the registry, so such a result is never a registered node's:
+#: no page, no ``verify`` and no comparison page can take it for ours.
+LOCAL_PREFIX = "local-"
+LOCAL_DIR = "measure/local"
 
 _NAME = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 _ARCH = re.compile(r"^sm_[0-9]{2,3}a?$")
@@ -52,6 +57,16 @@ def parse_nodes(text: str, path: str = NODES_PATH) -> tuple[dict[str, Node], lis
                     line_of(node),
                     f"node name '{name}' is not a plain lowercase name",
                     "use lowercase letters, digits and '-' (e.g. 'h200-1')",
+                )
+            )
+            bad = True
+        elif name.startswith(LOCAL_PREFIX):
+            problems.append(
+                Problem(
+                    path,
+                    line_of(node),
+                    f"node name '{name}' starts with '{LOCAL_PREFIX}', which names a reader's own GPU",
+                    "name a verification node without that prefix (e.g. 'h200-1')",
                 )
             )
             bad = True
@@ -97,3 +112,12 @@ def load_nodes(root: Path) -> tuple[dict[str, Node], list[Problem]]:
         ]
     text, problems = textfile.read(path, NODES_PATH)
     return parse_nodes(text) if text is not None else ({}, problems)
+
+
+def local_node(gpu: str, compute_capability: str) -> tuple[str, Node]:
+    """The node ``gloss measure mine`` records for a reader's GPU: named after the model the device
+    reports (``NVIDIA GeForce RTX 4090`` -> ``local-nvidia-geforce-rtx-4090``), built for its own
+    compute capability (``8.9`` -> ``sm_89``). Never registered: see :data:`LOCAL_PREFIX`."""
+    slug = re.sub(r"[^a-z0-9]+", "-", gpu.lower()).strip("-") or "gpu"
+    arch = "sm_" + compute_capability.replace(".", "")
+    return LOCAL_PREFIX + slug, Node(gpu=gpu, arch=arch, description="a reader's own GPU (gloss measure mine)")

@@ -20,10 +20,11 @@
 #   still returns what finished: $OUT/results.tar.gz (<node>/*.json of the main run),
 #   $OUT/repeat.tar.gz, $OUT/run.log, $OUT/repeat.log, $OUT/ncu.log (ncu's CSV), setup.log on failure.
 # smoke | full | full2 | tests: as before (results as $OUT/<node>/<experiment>.json, GPU tests).
+# mine: `gloss measure mine $MINE_IDS` (a reader's command; no registered node needed), into $OUT/mine.tar.gz.
 set -uo pipefail
-mode=${1:?usage: run.sh all|repeat|smoke|full|full2|tests}
+mode=${1:?usage: run.sh all|repeat|smoke|full|full2|tests|mine}
 node=${NODE:-auto}
-if [ "$node" = auto ]; then  # the registered node whose 'gpu' is the model this machine reports
+if [ "$node" = auto ] && [ "$mode" != mine ]; then  # the registered node whose 'gpu' is the model this machine reports
   gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1)
   node=$(GPU="$gpu" python3 -c 'import os, yaml; d = yaml.safe_load(open("measure/nodes.yaml"))["nodes"]; print(next((n for n, v in d.items() if v["gpu"] == os.environ["GPU"]), ""))')
   [ -n "$node" ] || { echo "no node in measure/nodes.yaml has gpu '$gpu'; register one (measure/README.md)"; exit 2; }
@@ -43,7 +44,9 @@ export PYTHONUNBUFFERED=1
 t0=$(date +%s)
 left() { echo $(( deadline - ($(date +%s) - t0) - reserve )); }
 
-if [ ! -d "$site/pycuda" ]; then
+# SETUP=installed: PyCUDA and the runner's needs are installed already (a CI runner that installed the
+# node extra, .github/workflows/measure.yml); otherwise install from .node/ into $site, once per machine.
+if [ "${SETUP:-wheels}" != installed ] && [ ! -d "$site/pycuda" ]; then
   {
     echo "== installing PyCUDA from .node/ into $site"
     if compgen -G ".node/pycuda-*.whl" >/dev/null; then
@@ -115,6 +118,12 @@ case $mode in
          [ "${PIPESTATUS[0]}" = 0 ] || rc=1
          tar -C /tmp/repeat/results -cf "$out/repeat.tar" "$node" ;;
   tests) run_gpu_tests || rc=$? ;;
+  mine)  # what a reader runs on their own GPU (README, "Run this on your GPU"), on this one: MINE_IDS
+         # (default: every experiment) into measure/local/, packed as $OUT/mine.tar.gz, log in mine.log
+         # shellcheck disable=SC2086
+         python3 -m measure mine ${MINE_IDS:-} $MEASURE_ARGS 2>&1 | tee "$out/mine.log"
+         rc=${PIPESTATUS[0]}
+         if [ -d measure/local ]; then tar -C measure/local -czf "$out/mine.tar.gz" .; fi ;;
   *) echo "unknown mode $mode"; exit 2 ;;
 esac
 nvidia-smi --query-gpu=clocks.sm,clocks.mem,temperature.gpu,power.draw --format=csv,noheader

@@ -131,7 +131,7 @@ def report(root: Path, node: str = NODE) -> str:
     out.append("")
     diffs: list[tuple[float, str]] = []
     small: list[str] = []
-    for e in main.entries:  # the ceilings experiment's own rows are the ceilings: each row counted once
+    for e in mine:  # the ceilings experiment's own rows are the ceilings: each row counted once
         others = {(v.kernel, v.size): v for v in repeat.get(e.experiment, node).rows()}
         for v in e.rows():
             w = others[(v.kernel, v.size)]
@@ -153,7 +153,7 @@ def report(root: Path, node: str = NODE) -> str:
     t_rep = suite_wall_time_s(e for e in repeat.entries if e.node == node)
     out.append("### Suite wall time, noise and throttling")
     out.append("")
-    views = [v for e in main.entries for v in e.rows()]
+    views = [v for e in mine for v in e.rows()]
     noisy = [v for v in views if v.noisy]
     throttled = sum(v.n_throttled for v in views)
     settings = ceil.result.settings  # type: ignore[union-attr]

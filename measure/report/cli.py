@@ -1,5 +1,10 @@
 """``gloss compare OLD NEW`` and ``gloss export --format FMT [SOURCE]``: results read by people and tools.
 
+``gloss compare`` compares two runs (rows matched by experiment, node, size and kernel) or, when each side
+holds one node and they differ (``measure/results/h100-1 measure/results/h200-1``, or ``--old-node`` /
+``--new-node`` to pick one node of each side), two GPUs: rows matched by experiment, size and kernel, with
+the ratio of their times; a slower row is then a finding, not a failure.
+
 A SOURCE is a result file (``measure/results/h200-1/day13-transpose.json``), a node's folder of them, a
 results root holding node folders (``measure/results``, ``measure/repeat``), or a git commit (any
 revision git knows: ``HEAD~3``, a sha, a tag), read as the ``measure/results`` tree of that commit.
@@ -95,14 +100,31 @@ def _ms(x: float | None) -> str:
     return "" if x is None else f"{x:.4f}"
 
 
-def render(changes: list[C.Change]) -> str:
-    head = ("experiment", "size", "kernel", "old ms", "new ms", "change", "noise", "verdict")
-    rows = [head] + [
-        (c.key.experiment + ("" if c.key.node == "h200-1" else f"@{c.key.node}"), c.key.size, c.label,
-         _ms(c.old_ms), _ms(c.new_ms), _pct(c.change), "" if c.noise is None else f"{100 * c.noise:.2f} %",
-         c.verdict)
-        for c in changes
-    ]
+def _ratio(c: C.Change) -> str:
+    return "" if c.old_ms is None or c.new_ms is None or c.old_ms == 0 else f"{c.new_ms / c.old_ms:.3f}x"
+
+
+def render(changes: list[C.Change], nodes: tuple[str, str] | None = None) -> str:
+    """The table ``gloss compare`` prints; ``nodes``: (old, new) when two nodes' rows were matched, which adds
+    the ratio of the times (new over old) and names the nodes in the time columns."""
+    head: tuple[str, ...]
+    rows: list[tuple[str, ...]]
+    if nodes is None:
+        head = ("experiment", "size", "kernel", "old ms", "new ms", "change", "noise", "verdict")
+        rows = [head, *(
+            (c.key.experiment + ("" if c.key.node == "h200-1" else f"@{c.key.node}"), c.key.size, c.label,
+             _ms(c.old_ms), _ms(c.new_ms), _pct(c.change), "" if c.noise is None else f"{100 * c.noise:.2f} %",
+             c.verdict)
+            for c in changes
+        )]
+    else:
+        head = ("experiment", "size", "kernel", f"{nodes[0]} ms", f"{nodes[1]} ms", "ratio", "change", "noise",
+                "verdict")
+        rows = [head, *(
+            (c.key.experiment, c.key.size, c.label, _ms(c.old_ms), _ms(c.new_ms), _ratio(c), _pct(c.change),
+             "" if c.noise is None else f"{100 * c.noise:.2f} %", c.verdict)
+            for c in changes
+        )]
     widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
     return "\n".join("  ".join(cell.ljust(w) for cell, w in zip(r, widths, strict=True)).rstrip() for r in rows)
 
@@ -117,6 +139,8 @@ def compare_main(argv: list[str]) -> int:
                         help="the smallest change, in percent, called faster or slower (default %(default)s)")
     parser.add_argument("--root", default=".", help="the project (for git commits; default: here)")
     parser.add_argument("--json", action="store_true", help="print the changes as JSON")
+    parser.add_argument("--old-node", metavar="NODE", help="only OLD's rows measured on NODE")
+    parser.add_argument("--new-node", metavar="NODE", help="only NEW's rows measured on NODE")
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:
@@ -134,16 +158,36 @@ def compare_main(argv: list[str]) -> int:
             return 2
     for p in p_old + p_new:
         print(p)
-    changes = C.compare(C.timed_rows(old), C.timed_rows(new), args.min_change / 100)
+    rows_old, rows_new = C.timed_rows(old), C.timed_rows(new)
+    for side, node, rows in (("OLD", args.old_node, rows_old), ("NEW", args.new_node, rows_new)):
+        if node is not None and rows and node not in C.nodes_of(rows):
+            print(f"gloss compare: {side} has no results on node '{node}'; nodes there: "
+                  f"{', '.join(sorted(C.nodes_of(rows)))}", file=sys.stderr)
+            return 2
+    if args.old_node:
+        rows_old = C.on_node(rows_old, args.old_node)
+    if args.new_node:
+        rows_new = C.on_node(rows_new, args.new_node)
+    # One node on each side, two different ones: two GPUs, matched by experiment, size and kernel.
+    nodes = C.across_nodes(rows_old, rows_new)
+    if nodes is not None:
+        rows_old = C.as_node(rows_old, f"{nodes[0]}/{nodes[1]}")
+        rows_new = C.as_node(rows_new, f"{nodes[0]}/{nodes[1]}")
+    changes = C.compare(rows_old, rows_new, args.min_change / 100)
     if args.json:
         print(json.dumps([{"experiment": c.key.experiment, "node": c.key.node, "size": c.key.size,
                            "kernel": c.key.kernel, "label": c.label, "verdict": c.verdict, "old_ms": c.old_ms,
                            "new_ms": c.new_ms, "change": c.change, "noise": c.noise} for c in changes], indent=2))
     else:
-        print(render(changes))
+        if nodes is not None:
+            print(f"node {nodes[1]} against node {nodes[0]}: rows matched by experiment, size and kernel; "
+                  f"ratio = time on {nodes[1]} / time on {nodes[0]}")
+        print(render(changes, nodes))
         tally = C.counts(changes)
         print(", ".join(f"{n} {v}" for v, n in sorted(tally.items())) or "no rows")
-    return 1 if p_old or p_new or any(c.verdict == "slower" for c in changes) else 0
+    # Two GPUs differ by design: a slower row there is a finding, not a regression (exit 0).
+    slower = nodes is None and any(c.verdict == "slower" for c in changes)
+    return 1 if p_old or p_new or slower else 0
 
 
 def export_main(argv: list[str]) -> int:

@@ -15,9 +15,9 @@ present in only one run, or failed in either, is listed with that state, never w
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass
-from typing import Literal
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
+from typing import Literal, TypeVar
 
 from measure.store.resultformat import Result, Row
 
@@ -89,6 +89,32 @@ def compare(old: dict[Key, Timed | None], new: dict[Key, Timed | None],
             verdict: Verdict = "same" if abs(change) <= noise else ("slower" if change > 0 else "faster")
             out.append(Change(key, b.label, verdict, a.median_ms, b.median_ms, change, noise))
     return out
+
+
+V = TypeVar("V")
+
+
+def nodes_of(rows: Mapping[Key, object]) -> set[str]:
+    return {k.node for k in rows}
+
+
+def on_node(rows: Mapping[Key, V], node: str) -> dict[Key, V]:
+    """The rows measured on ``node``."""
+    return {k: v for k, v in rows.items() if k.node == node}
+
+
+def across_nodes(old: Mapping[Key, V], new: Mapping[Key, V]) -> tuple[str, str] | None:
+    """(old node, new node) when each side holds one node and they differ: then rows are matched by
+    experiment, size and kernel alone (two GPUs, not two runs); None otherwise."""
+    a, b = nodes_of(old), nodes_of(new)
+    if len(a) == 1 and len(b) == 1 and a != b:
+        return next(iter(a)), next(iter(b))
+    return None
+
+
+def as_node(rows: Mapping[Key, V], node: str) -> dict[Key, V]:
+    """``rows`` keyed as if measured on ``node`` (to match them with another node's rows)."""
+    return {replace(k, node=node): v for k, v in rows.items()}
 
 
 def counts(changes: Iterable[Change]) -> dict[str, int]:

@@ -277,7 +277,10 @@ def counter_pass(
     root: Path, node_name: str, chosen: list[Declared], cc: str, settings: counterpass.Settings | None
 ) -> counterpass.Outcome | None:
     """The counter pass before any timing; None when counters were not asked for (``--no-counters``)."""
-    if settings is None or not settings.enabled:
+    if settings is None:
+        print("counter pass: not collected (timings only)", flush=True)
+        return None
+    if not settings.enabled:
         print("counter pass: not requested (--no-counters)", flush=True)
         return None
     metrics, functions = counterpass.plan(chosen, C.arch_of(cc))

@@ -90,7 +90,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from measure.experiment.nodes import NODES_PATH, load_nodes
+from measure.experiment.nodes import LOCAL_DIR, LOCAL_PREFIX, NODES_PATH, load_nodes
 from measure.experiment.spec import Declared, load_specs, peek_ids
 from measure.nsight import counters
 from measure.store.judge import STATES, State, failure_problems, incomplete_problems, stale_problems, tamper_problems
@@ -128,6 +128,7 @@ from measure.store.resultview import Entry, RowView
 from site_plugins.files.messages import Problem
 
 __all__ = [
+    "LOCAL_DIR",
     "READABLE_VERSIONS",
     "RESULTS_DIR",
     "SCHEMA_VERSION",
@@ -258,24 +259,23 @@ def judge(
             result,
             None,
         )
-    if node not in registered:
+    if node not in registered or node.startswith(LOCAL_PREFIX):
         hint = f" on a registered node ({', '.join(registered)})" if registered else ""
-        return Entry(
-            experiment,
-            node,
-            "unregistered",
+        why = Problem(
             rel,
-            (
-                Problem(
-                    rel,
-                    1,
-                    f"unregistered: node '{node}' is not in {NODES_PATH}",
-                    f"register it there, or re-run `gloss measure run {experiment} --node NAME`{hint}",
-                ),
-            ),
-            result,
-            declared,
+            1,
+            f"unregistered: node '{node}' is not in {NODES_PATH}",
+            f"register it there, or re-run `gloss measure run {experiment} --node NAME`{hint}",
         )
+        if node.startswith(LOCAL_PREFIX):  # a reader's own GPU (gloss measure mine): never ours to publish
+            why = Problem(
+                rel,
+                1,
+                f"unregistered: node '{node}' is a reader's own GPU (`gloss measure mine`), never published",
+                f"keep it out of {RESULTS_DIR}; "
+                f"`gloss measure run {experiment} --node NAME`{hint} measures for the site",
+            )
+        return Entry(experiment, node, "unregistered", rel, (why,), result, declared)
     tampered = tamper_problems(result, rel)
     if tampered:
         return Entry(experiment, node, "tampered", rel, tuple(tampered), result, declared)

@@ -49,6 +49,7 @@ class RowView:
     us_per_launch: float | None = None  # kind 'launch': median sample / launches per sample
     launches: int | None = None  # kind 'launch': launches per timed sample
     compute_ceiling: bool = False  # a ceiling row declaring FLOPs (e.g. FP32 FMA chains): a "% of FP32" denominator
+    sm_clock_mhz: float | None = None  # median SM clock NVML read with the kept samples (None without readings)
 
     @property
     def median_us(self) -> float:
@@ -73,16 +74,22 @@ def _registers(result: Result, row: Row) -> int | None:
     return next((b.registers for b in result.builds if row.function and b.function == row.function), None)
 
 
-def _pct_of_shared_peak(result: Result, row: Row, shared_gbps: float | None) -> float | None:
-    """Shared-memory GB/s against the banks' peak at the median SM clock of the row's kept samples
-    (None without declared shared bytes or without clock readings)."""
-    if shared_gbps is None or row.samples is None:
+def _sm_clock(result: Result, row: Row) -> float | None:
+    """The median SM clock of the row's kept samples (None without clock readings)."""
+    if row.samples is None:
         return None
     floor = result.settings.min_sm_clock_mhz
     clocks = [float(c) for c in row.samples.sm_clock_mhz if c > 0 and c >= floor]
-    if not clocks:
+    return stats.median(clocks) if clocks else None
+
+
+def _pct_of_shared_peak(result: Result, row: Row, shared_gbps: float | None) -> float | None:
+    """Shared-memory GB/s against the banks' peak at the median SM clock of the row's kept samples
+    (None without declared shared bytes or without clock readings)."""
+    clock = _sm_clock(result, row)
+    if shared_gbps is None or clock is None:
         return None
-    return stats.percent(shared_gbps, stats.shared_peak_gbps(result.provenance.sm_count, stats.median(clocks)))
+    return stats.percent(shared_gbps, stats.shared_peak_gbps(result.provenance.sm_count, clock))
 
 
 def _view(result: Result, row: Row, is_ceiling: bool, copies: bool = False) -> RowView | None:
@@ -121,6 +128,7 @@ def _view(result: Result, row: Row, is_ceiling: bool, copies: bool = False) -> R
         us_per_launch=f.us_per_launch,
         launches=row.launches,
         compute_ceiling=is_ceiling and row.flops is not None and f.gflops is not None,
+        sm_clock_mhz=_sm_clock(result, row),
     )
 
 

@@ -107,8 +107,10 @@ class FakeDevice:
         constant_sizes: dict[str, int] | None = None,
         limits: Limits = H200_LIMITS,
         time_ms: float = 0.05,
+        fallback: Body | None = None,
     ) -> None:
         self.info = FakeInfo()
+        self.fallback = fallback  # the body of every function not in ``kernels`` (None: it does not load)
         self.clock = FakeClock()
         self.bodies = kernels
         self.constant_sizes = constant_sizes or {}
@@ -157,9 +159,10 @@ class FakeDevice:
         return FakeModule()
 
     def kernel(self, module: FakeModule, name: str, arg_types: str) -> FakeKernel:
-        if name not in self.bodies:
+        body = self.bodies.get(name, self.fallback)
+        if body is None:
             raise DeviceError(f"cuModuleGetFunction failed: named symbol not found ({name})")
-        return FakeKernel(name, self.bodies[name], module, self._limits.shared_per_block_default)
+        return FakeKernel(name, body, module, self._limits.shared_per_block_default)
 
     @staticmethod
     def build_info(k: FakeKernel) -> KernelBuild:
@@ -375,3 +378,26 @@ class FakeDevice:
         self.flushed.append(self._flush_pending)
         self._flush_pending = False
         launch()
+
+
+#: ``gloss measure mine`` opens this fake instead of the GPU when the variable is set: TESTS ONLY (the
+#: command's whole path in CI, which has no GPU). Its value is the device to pretend to be,
+#: ``NAME@COMPUTE_CAPABILITY`` (``NVIDIA GeForce RTX 4090@8.9``).
+FAKE_DEVICE_ENV = "GLOSS_FAKE_DEVICE"
+
+
+def copy_body(dev: FakeDevice, grid: Sequence[int], block: Sequence[int], args: Sequence[int]) -> None:
+    """A kernel ``(dst, src, n)`` that copies ``n`` elements: every function of :func:`from_env`'s device."""
+    dst, src, n = args[:3]
+    dev.array(dst)[:n] = dev.array(src)[:n]
+
+
+def from_env(value: str) -> FakeDevice:
+    """The fake device :data:`FAKE_DEVICE_ENV` names; every function copies (:func:`copy_body`)."""
+    name, _, cc = value.rpartition("@")
+    if not name or not cc.replace(".", "").isdigit():
+        example = "NVIDIA GeForce RTX 4090@8.9"
+        raise DeviceError(f"{FAKE_DEVICE_ENV}='{value}' is not NAME@COMPUTE_CAPABILITY, e.g. '{example}'")
+    dev = FakeDevice({}, fallback=copy_body)
+    dev.info = FakeInfo(name=name, compute_capability=cc, uuid="GPU-fake-local")
+    return dev

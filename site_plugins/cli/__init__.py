@@ -17,6 +17,8 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import NoReturn
 
+from site_plugins.files.pipes import exit_with
+
 # command -> (module, function, one-line help)
 COMMANDS: dict[str, tuple[str, str, str]] = {
     "check": ("site_plugins.cli.check", "main", "run every check the build runs, without building"),
@@ -85,10 +87,14 @@ def entry() -> NoReturn:
         finally:
             gc.freeze()
             gc.enable()
-    code = main()
-    if frozen:
-        gc.freeze()
-    sys.exit(code)
+
+    def run() -> int:
+        code = main()
+        if frozen:
+            gc.freeze()
+        return code
+
+    exit_with(run)  # `gloss ... | head`: no BrokenPipeError traceback (site_plugins/files/pipes.py)
 
 
 if __name__ == "__main__":

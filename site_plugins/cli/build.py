@@ -6,6 +6,9 @@ so a failed build leaves the last good site exactly as it was. The last line say
 
     published 3 of 17 entries; 14 await sign-off: gloss status
 
+(a preview: ``preview of all 17 entries; 14 of them unsigned drafts: gloss status``), after a line per
+published entry changed since sign-off, whose signed version the site keeps showing.
+
 Exit codes: 0 built and in place; 1 the build failed (content problems in a strict build, or a
 structural problem), the old site kept; 2 usage or environment error (no mkdocs.yml).
 """
@@ -28,10 +31,14 @@ from site_plugins.publishing import pipeline, render
 
 
 def summary(built: pipeline.Build | None) -> str:
-    """One line: how many entries were published and how many wait for sign-off."""
+    """One line: how many entries were published and how many wait for sign-off; for a preview (which
+    shows every entry, drafts included), how many it shows and how many of them are drafts."""
     if built is None:
         return "published 0 entries"
     t = render.tally(built.states)  # the same count the home page states
+    if built.preview:
+        drafts = f"; {t.waiting} of them unsigned drafts: gloss status" if t.waiting else ", all of them signed"
+        return f"preview of all {t.total} entries{drafts}"
     changed = f" ({render.as_last_signed(t.changed)})" if t.changed else ""
     tail = f"; {t.waiting} await sign-off" if t.waiting else ""
     see = ": gloss status" if t.waiting or t.changed else ""
@@ -42,6 +49,16 @@ def _umask() -> int:
     mask = os.umask(0o022)  # (reading the umask means setting it: set it back at once)
     os.umask(mask)
     return mask
+
+
+def changed_lines(built: pipeline.Build | None) -> list[str]:
+    """A line per published entry whose working copy changed since it was signed: the site shows the
+    version signed earlier until the change is signed again."""
+    if built is None or built.preview:  # a preview shows the working copy
+        return []
+    return [f"{path}: changed since sign-off; the site shows the version signed earlier until the change is "
+            f"signed again: gloss diff {path}"
+            for path, st in sorted(built.states.items()) if st.state == "changed" and st.published]
 
 
 def _swap_into_place(fresh: Path, site: Path) -> None:
@@ -112,5 +129,7 @@ def main(argv: list[str]) -> int:
         print(f"gloss build: {why}", file=sys.stderr)
         print(f"gloss build: failed; {_kept(args.site_dir, existed)}", file=sys.stderr)
         return 1
+    for line in changed_lines(built):
+        print(line)
     print(summary(built))
     return 0

@@ -70,6 +70,7 @@ def options(root: Path, config_file: str = "mkdocs.yml", *, preview: bool = Fals
         evidence_file=str(mine.get("evidence_file", defaults.evidence_file)),
         evidence_max_age_days=int(mine.get("evidence_max_age_days", defaults.evidence_max_age_days)),
         chrome=tuple(str(p) for p in mine.get("chrome", defaults.chrome)),
+        default_node=str(mine["default_node"]) if mine.get("default_node") is not None else None,
         config_file=config_file,
     )
 
@@ -82,6 +83,10 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--preview", action="store_true", help="check as `make serve` and `make preview` build")
     args = parser.parse_args(argv)
     root: Path = args.root
+    if not (root / args.config_file).is_file():
+        print(f"gloss check: no {args.config_file} at {root / args.config_file}; run in the project root or "
+              "pass --root", file=sys.stderr)
+        return 2
     if (bad := config_problem(root, args.config_file)) is not None:
         print(bad)
         print("1 problem(s): the config cannot be read, so nothing else was checked", file=sys.stderr)

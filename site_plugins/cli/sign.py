@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 from site_plugins import signoff
@@ -43,7 +44,9 @@ def sign_main(argv: list[str]) -> int:
                      "shows, the code files it publishes) as their author or reviewer, with your SSH key.")
     parser.add_argument("paths", metavar="PATH", nargs="+",
                         help="entries, folders of entries or glob patterns, e.g. 'content/terms/*.md'")
-    parser.add_argument("--as", dest="role", choices=("author", "reviewer"), required=True)
+    parser.add_argument("--as", dest="role", choices=("author", "reviewer"), required=True,
+                        help="the role you sign in: 'author' (you wrote the entry) or 'reviewer' (you checked "
+                        "someone else's entry; needs the author's signature first)")
     parser.add_argument("--key", help="your SSH key (public or private key file, or key::ssh-ed25519 ...); "
                         "default: git config user.signingkey")
     parser.add_argument("--name", help="your registered name or handle; checked against the key's owner")
@@ -200,14 +203,14 @@ def _report(reg: signoff.Registry, s: Signable, role: str, sig: signoff.Signatur
 def _summary(s: Signable, fp: str) -> list[str]:
     c = signoff.covers(s)
     lines = s.text.count("\n") + (0 if s.text.endswith("\n") or not s.text else 1)
-    values = ", ".join(s.shown_values[:6]) + (", …" if len(s.shown_values) > 6 else "")
     code_lines = sum(x.count("\n") + 1 for x in s.quoted_code)
     files = ", ".join(p for p, _ in s.files[:4]) + (", …" if len(s.files) > 4 else "")
     return [
         f"fingerprint  {fp}",
         f"text         {lines} lines, {len(s.text)} characters ({c.text[:19]}…)",
         f"values       {len(s.shown_values)} measured value{'' if len(s.shown_values) == 1 else 's'}"
-        + (f": {values}" if s.shown_values else "") + f" ({c.values[:19]}…)",
+        f" ({c.values[:19]}…)" + (", the first:" if s.shown_values else ""),
+        *_values(s.shown_values),
         f"code         {len(s.quoted_code)} excerpt{'' if len(s.quoted_code) == 1 else 's'}, {code_lines} lines"
         f" ({c.code[:19]}…)",
         f"files        {len(s.files)} code file{'' if len(s.files) == 1 else 's'} published"
@@ -215,3 +218,18 @@ def _summary(s: Signable, fp: str) -> list[str]:
     ] + ([f"statics      {len(s.statics)} static file{'' if len(s.statics) == 1 else 's'} by their bytes: "
           + ", ".join(f"{p} ({d[:19]}…)" for p, d in s.statics[:4]) + (", …" if len(s.statics) > 4 else "")]
          if s.statics else [])
+
+
+#: Measured values listed after `gloss sign` (a lesson shows hundreds), each cut to one short line.
+SHOWN_VALUES, VALUE_WIDTH = 3, 90
+
+
+def _values(values: Sequence[str]) -> list[str]:
+    def cut(v: str) -> str:
+        v = v.replace("\n", " ")
+        return v if len(v) <= VALUE_WIDTH else v[: VALUE_WIDTH - 1] + "…"
+
+    out = [f"             {cut(v)}" for v in values[:SHOWN_VALUES]]
+    if len(values) > SHOWN_VALUES:
+        out.append(f"             … and {len(values) - SHOWN_VALUES} more")
+    return out

@@ -5,8 +5,8 @@ check a sign-off with stock ``ssh-keygen -Y verify``, without gloss.
   SIGNERS"): one line per registered key, ``PRINCIPAL namespaces="cuda-gloss-signoff" KEY``. The
   principal is the person's handle, or their name in lower case with spaces as hyphens.
 - ``gloss signers --signature PATH --role author|reviewer --out DIR`` writes the exact bytes a sign-off
-  signed (``DIR/<entry>.<role>.msg``) and its signature (``.sig``), and prints the command that verifies
-  them.
+  signed (``DIR/<entry>.<role>.msg``) and its signature (``.sig``), with ``DIR/allowed_signers`` unless
+  ``--allowed-signers`` names one, and prints the command that verifies them (run where gloss ran).
 
 Everything comes from the sign-off module (the only reader of ``signoff.yaml``). Exit codes: 0 written,
 1 nothing to export (no such signature, no registered key), 2 usage or environment error.
@@ -16,12 +16,13 @@ from __future__ import annotations
 
 import argparse
 import re
+import shlex
 import sys
 import unicodedata
 from pathlib import Path, PurePosixPath
 
 from site_plugins import signoff
-from site_plugins.files import atomic
+from site_plugins.files import atomic, schema
 from site_plugins.signoff.registry import signed_message
 
 
@@ -74,23 +75,36 @@ def main(argv: list[str]) -> int:
               f"{len(registry.people)} {'person' if len(registry.people) == 1 else 'people'}")
         code = 0 if keys else 1
     if args.signature is not None:
-        code = max(code, _export(registry, args.signature, args.role, args.out))
+        code = max(code, _export(registry, args.signature, args.role, args.out, args.allowed_signers))
     return code
 
 
-def _export(registry: signoff.Registry, path: str, role: str, out: Path) -> int:
+def _export(registry: signoff.Registry, path: str, role: str, out: Path, allowed: Path | None) -> int:
+    """Write the message and signature of ``path``'s ``role`` sign-off into ``out``, with an allowed_signers
+    file beside them (unless ``allowed`` was just written), and print the command that verifies them: every
+    file it names exists."""
     entry = registry.entries.get(path)
     sig = getattr(entry, role, None) if entry is not None else None
     if entry is None or sig is None:
-        print(f"signoff.yaml:0: no {role} signature of {path}; gloss status lists what is signed", file=sys.stderr)
+        line = schema.line_of(entry) if entry is not None else schema.line_of(registry, "entries")
+        print(f"{signoff.FILE}:{line or 1}: no {role} signature of {path}; gloss status lists what is signed",
+              file=sys.stderr)
         return 1
     message = signed_message(path, role, sig, entry.author if role == "reviewer" else None)
     stem = out / f"{PurePosixPath(path).stem}.{role}"
     out.mkdir(parents=True, exist_ok=True)
     Path(f"{stem}.msg").write_bytes(message)  # exports, not project data: no atomic write needed
     Path(f"{stem}.sig").write_text(sig.signature.strip() + "\n", encoding="ascii")
+    if allowed is None:
+        allowed = out / "allowed_signers"
+        atomic.write_text(allowed, allowed_signers(registry))
     person = registry.person(sig.name)
     who = principal(person) if person is not None else "PRINCIPAL"
-    print(f"wrote {stem}.msg and {stem}.sig; verify with:\n"
-          f"  ssh-keygen -Y verify -f allowed_signers -I {who} -n {signoff.NAMESPACE} -s {stem}.sig < {stem}.msg")
+    print(f"wrote {stem}.msg, {stem}.sig and {allowed}; verify with:\n"
+          f"  ssh-keygen -Y verify -f {_sh(allowed)} -I {who} -n {signoff.NAMESPACE} -s {_sh(stem)}.sig "
+          f"< {_sh(stem)}.msg")
     return 0
+
+
+def _sh(path: Path) -> str:
+    return shlex.quote(str(path))

@@ -62,6 +62,7 @@ def load_project(root: Path, docs_dir: str, *, check: bool = False) -> Project:
     ``check``: through every check the build runs (:func:`site_plugins.publishing.checks.run`, as
     ``gloss check``), their problems in :attr:`Project.checked`, in the same one pass."""
     from site_plugins import measured
+    from site_plugins.cli.check import options as check_options
     from site_plugins.content import load_content
     from site_plugins.publishing import pipeline
 
@@ -75,7 +76,8 @@ def load_project(root: Path, docs_dir: str, *, check: bool = False) -> Project:
         assert view is not None
     else:
         content, problems = load_content(root, docs_dir)
-        view = measured.load_view(root)
+        # Prose figures come from the node mkdocs.yml names, as in the build: the same values, the same fingerprint.
+        view = measured.load_view(root, check_options(root).default_node)
         # One pass: each entry is expanded and its code read once, for its fingerprint.
         signables = {e.path: pipeline.signable(root, e, view) for e in content.entries()}
     unparsed: dict[str, str] = {}

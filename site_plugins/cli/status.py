@@ -10,7 +10,9 @@ import difflib
 import json
 import math
 import re
+import shutil
 import sys
+import textwrap
 from collections.abc import Sequence
 from typing import Any
 
@@ -115,15 +117,11 @@ def _moved_words(moved: dict[str, Any]) -> str:
 
 
 def _who(sig: dict[str, Any] | None) -> str:
-    if sig is None:
-        return "-"
-    flags = [] if sig["registered"] else ["not registered"]
-    if sig["registered"] and not sig["covers_current"]:
-        flags.append("earlier version")
-    return f"{sig['name']} {sig['on'][:10]}" + (f" ({', '.join(flags)})" if flags else "")
+    # Whether the signature is registered and covers the current content is said in the notes ("missing").
+    return "-" if sig is None else f"{sig['name']} {sig['on'][:10]}"
 
 
-def _note(row: dict[str, Any]) -> str:
+def _notes(row: dict[str, Any]) -> list[str]:
     parts = []
     if row["fingerprint"] is None:
         parts.append("cannot be read (below)")
@@ -139,17 +137,33 @@ def _note(row: dict[str, Any]) -> str:
             parts.append(f"changed{what}; signed version not in git: unpublished")
     if row.get("numbers_moved"):
         parts.append(_moved_words(row["numbers_moved"]))
-    if row["missing"] and not row.get("numbers_moved"):
+    # A draft's usual two missing sign-offs are what "draft" means (the footer says so); anything else is news.
+    # (Numbers that moved say what a re-sign needs.)
+    if row["missing"] and not (row["state"] == "draft" and tuple(row["missing"]) == DRAFT_MISSING) \
+            and not row.get("numbers_moved"):
         parts.append("missing: " + "; ".join(row["missing"]))
-    return " | ".join(parts) or "published"
+    return parts
+
+
+#: What a draft nobody has signed misses (the sign-off module's words): not repeated on every draft's line.
+DRAFT_MISSING = ("author sign-off", "review by a registered person other than the author")
+
+#: The width notes wrap at when the output is not a terminal (a pipe, a file, CI logs).
+PIPE_WIDTH = 100
 
 
 def _print_table(rows: list[dict[str, Any]]) -> None:
-    header = ("ENTRY", "STATE", "AUTHOR", "REVIEWER", "NOTES")
-    table = [(r["path"], STATE_WORDS[r["state"]], _who(r["author"]), _who(r["reviewer"]), _note(r)) for r in rows]
-    widths = [max(len(row[i]) for row in [header, *table]) for i in range(4)]
-    for row in [header, *table]:
-        print("  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row[:4])) + "  " + row[4])
+    """One line per entry (entry, state, author, reviewer), then its notes indented and wrapped to the
+    terminal's width (PIPE_WIDTH elsewhere, or $COLUMNS), so no line runs to hundreds of characters."""
+    width = max(60, shutil.get_terminal_size((PIPE_WIDTH, 24)).columns)
+    header = ("ENTRY", "STATE", "AUTHOR", "REVIEWER")
+    table = [(r["path"], STATE_WORDS[r["state"]], _who(r["author"]), _who(r["reviewer"])) for r in rows]
+    widths = [max(len(row[i]) for row in [header, *table]) for i in range(3)]
+    for i, row in enumerate([header, *table]):
+        print("  ".join([*(cell.ljust(widths[j]) for j, cell in enumerate(row[:3])), row[3]]).rstrip())
+        for note in _notes(rows[i - 1]) if i else []:
+            print(textwrap.fill(note, width, initial_indent="    ", subsequent_indent="      ",
+                                break_on_hyphens=False))
     counts = {s: sum(1 for r in rows if r["state"] == s) for s in STATE_WORDS}
     published = sum(1 for r in rows if r["published"])
     print(f"\n{len(rows)} entries: {counts['signed']} signed, {counts['changed']} changed since sign-off, "
@@ -158,6 +172,8 @@ def _print_table(rows: list[dict[str, Any]]) -> None:
     if moved:
         print(f"{moved} {'entry waits' if moved == 1 else 'entries wait'} for re-sign because "
               f"{'its' if moved == 1 else 'their'} numbers moved: gloss diff PATH shows them")
+    if counts["draft"]:
+        print("A draft needs its author's sign-off, then a review by someone else: gloss sign PATH --as author")
 
 
 # --- gloss diff --------------------------------------------------------------------------------------

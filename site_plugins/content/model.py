@@ -40,6 +40,15 @@ class CodeRef:
     caption: str = field(default="", metadata=meta("one line saying what the excerpt shows"))
 
 
+NODE_HELP = ("the verification node whose figures the text quotes, e.g. h100-1 (default: the gloss plugin's "
+             "default_node); tables show every node")
+
+
+def _node() -> str:
+    # One declaration for terms and lessons alike: the node prose figures ({{ value }}, ...) come from.
+    return field(default="", metadata=meta(NODE_HELP))
+
+
 @dataclass(frozen=True)
 class TermMeta:
     title: str = field(metadata=meta('the question form, e.g. "What is tiling in CUDA?"'))
@@ -49,6 +58,7 @@ class TermMeta:
     sources: list[SourceRef] = field(default_factory=list, metadata=meta("sources, each with title and url"))
     diagram: DiagramRef | None = field(default=None, metadata=meta("an optional named diagram"))
     code: list[CodeRef] = field(default_factory=list, metadata=meta("code excerpts by file and region"))
+    node: str = _node()
 
 
 @dataclass(frozen=True)
@@ -59,6 +69,7 @@ class LessonMeta:
     code: str = field(metadata=meta("the lesson's code folder, e.g. code/day13-shared-memory"))
     introduces: list[str] = field(default_factory=list, metadata=meta("slugs of the terms it introduces"))
     sources: list[SourceRef] = field(default_factory=list, metadata=meta("sources, each with title and url"))
+    node: str = _node()
 
 
 Kind = Literal["term", "lesson"]

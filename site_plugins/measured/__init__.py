@@ -22,7 +22,9 @@ GB/s or GFLOP/s, % of the copy ceiling; suspect rows marked with their reason), 
 of the same rows against the copy ceiling. Options:
 
 - ``size=`` the problem size as the result labels it (``2003x3001``); needed when there are several.
-- ``node=`` the verification node; needed only when the experiment has results on several nodes.
+- ``node=`` one verification node. Without it the embed shows every node with a fresh result, one
+  content tab per GPU (:mod:`site_plugins.measured.tabs`), each with its own provenance sentence, table,
+  notes and chart; the tab of the page's prose node comes first.
 - ``rows=`` kernels to show, in this order, by label (``tile[32][33]``) or spec id; default all.
 - ``cols=`` columns: ``time`` (median, ms), ``iqr`` (ms), ``gbps`` (DRAM, from declared bytes),
   ``shared_gbps`` (shared memory, where the spec declares shared bytes), ``gflops``, ``pct_copy``
@@ -54,7 +56,10 @@ A value in prose, formatted exactly as in the table, with its unit::
     The padded tile moves {{ value day13-transpose size=8192x8192 row="tile[32][33]" col=gbps }}.
     That is {{ value day13-transpose size=8192x8192 row="tile[32][33]" col=pct_copy }} of copy.
 
-(``row=`` is required; ``col=`` defaults to the experiment's metric.) One Nsight Compute figure, a
+(``row=`` is required; ``col=`` defaults to the experiment's metric.) Figures in prose come from one
+node: ``node=`` on the directive, else the entry's front-matter ``node:``, else the gloss plugin's
+``default_node`` (mkdocs.yml); a page quoting any says which above its text ("Figures in the text: NVIDIA
+H200 (h200-1)."). One Nsight Compute figure, a
 derived name above or a raw metric the result holds::
 
     {{ counter day13-transpose size=8192x8192 row="tile[32][32]" metric=conflict_ways_ld }}   -> 32.0
@@ -106,6 +111,8 @@ to run.
 
 from __future__ import annotations
 
+from site_plugins.measured.comparepage import comparison_page
+from site_plugins.measured.comparison import PAGE as COMPARISON_PAGE
 from site_plugins.measured.expand import DIRECTIVES, Expansion, expand, lint_figures
 from site_plugins.measured.load import load_view, load_view_at, results_unchanged, results_version
 from site_plugins.measured.model import ResultsView
@@ -114,10 +121,12 @@ from site_plugins.measured.page import measurements_page
 CSS_ASSET = "measured/measured.css"  # under site_plugins/assets/, served as assets/gloss/measured/measured.css
 
 __all__ = [
+    "COMPARISON_PAGE",
     "CSS_ASSET",
     "DIRECTIVES",
     "Expansion",
     "ResultsView",
+    "comparison_page",
     "expand",
     "lint_figures",
     "load_view",

@@ -60,4 +60,4 @@ def counter(
     title = f"{experiment}, {row.kernel}, {fmt.size_label(table.size)}, {result.node}, Nsight Compute: {metric}"
     html = f'<span class="gloss-value gloss-counter" title="{escape(title)}">{render._inline(text)}</span>'
     key = f"{result.experiment}/{table.size}/{result.node}"
-    return Shown(html, (f"{key} {row.kernel} counter {metric}: {text}",))
+    return Shown(html, (f"{key} {row.kernel} counter {metric}: {text}",), result.node)

@@ -9,8 +9,10 @@ from dataclasses import dataclass, field
 
 from site_plugins.files.messages import Problem
 from site_plugins.measured import chart, columns, counterref, lint, observed, render
+from site_plugins.measured import comparison as two_gpus
 from site_plugins.measured.fmt import COLUMNS, Column
 from site_plugins.measured.model import NOT_MEASURED, ResultsView
+from site_plugins.measured.pagenode import figures_line, unknown_node
 from site_plugins.measured.resolve import Failure, Shown, hint
 from site_plugins.measured.syntax import Directive, SyntaxProblem, find_directives, parse, prose_segments
 
@@ -145,8 +147,18 @@ class _Page:
     """Accumulates one page's expansion; ``ids`` numbers charts so their aria ids are unique."""
 
     def __init__(
-        self, path: str, first_line: int, view: ResultsView, preview: bool, sources: Sequence[str] | None
+        self, path: str, first_line: int, view: ResultsView, preview: bool, sources: Sequence[str] | None,
+        node: str | None = None,
+        comparison: str | None = None,
     ) -> None:
+        self.comparison = comparison  # the GPU comparison page, relative to this page (None: no link)
+        # The node prose figures come from: the entry's own, else the plugin's default (None: the one node;
+        # a default that is not registered is reported once, against mkdocs.yml, and left aside here).
+        default = view.default_node if view.default_node in view.nodes else None
+        self.node = node or default
+        # Why the entry's node cannot be quoted (reported once, where it is named); its figures are then marked.
+        self.bad_node = unknown_node(view, node) if node else None
+        self.quoted: dict[str, None] = {}  # nodes prose figures were read from, in page order
         self.path = path
         self.first_line = first_line
         self.view = view
@@ -179,11 +191,18 @@ class _Page:
             size=_one(d, "size"),
             kernels=list(rows) if rows else None,
             columns=[c for c in cols] if cols else None,
+            first=self.node if self.bad_node is None else None,
         )
         if isinstance(shown, Failure):
             self.problem(d.line, shown)
             return render.banner(shown, preview=self.preview, what=experiment)
-        return self.place(shown)
+        html = self.place(shown)
+        if self.comparison is None or _one(d, "node") is not None:
+            return html
+        # Where the two GPUs differ on these rows, a generated line says how and links to the reasons.
+        line = two_gpus.embed_line(self.view, experiment, _one(d, "size"), list(rows) if rows else None,
+                                     self.comparison)
+        return f"{html}\n\n{line}" if line else html
 
     def inline(self, d: Directive) -> str:
         if d.name == "example":
@@ -204,7 +223,9 @@ class _Page:
         experiment = d.positional[0]
         self.experiments.setdefault(experiment, None)
         col = _one(d, "col")
-        common = {"node": _one(d, "node"), "size": _one(d, "size")}
+        if self.bad_node is not None and _one(d, "node") is None:
+            return render.inline_problem(self.bad_node, preview=self.preview)
+        common = {"node": _one(d, "node") or self.node, "size": _one(d, "size")}
         shown: Shown | Failure
         limit = _one(d, "limit")
         if d.name == "observed" and limit is not None:
@@ -234,6 +255,7 @@ class _Page:
         if isinstance(shown, Failure):
             self.problem(d.line, shown)
             return render.inline_problem(shown, preview=self.preview)
+        self.quoted.setdefault(shown.node, None)
         return self.place(shown)
 
     def _metric(self, experiment: str) -> Column:
@@ -249,14 +271,22 @@ def expand(
     view: ResultsView,
     preview: bool,
     sources: Sequence[str] | None = None,
+    node: str | None = None,
+    node_line: int = 0,
+    comparison: str | None = None,
 ) -> Expansion:
     """Replace directives in ``markdown`` (a page body whose first line is file line ``first_line`` of
     repo-relative ``path``) and lint hand-typed figures. ``sources``: the titles of the entry's cited
-    sources; when given, ``{{ cited ... source= }}`` must name one of them."""
+    sources; when given, ``{{ cited ... source= }}`` must name one of them. ``node``: the entry's
+    ``node:`` (written on file line ``node_line``), the node its prose figures come from; default: the
+    view's default node. ``comparison``: the GPU comparison page as a link from this page; given, a
+    table shown on two GPUs that differ by more than 10 % is followed by an "On the two GPUs" line."""
+    page = _Page(path, first_line, view, preview, sources, node, comparison)
+    if node and page.bad_node is not None:
+        page.problems.append(Problem(path, node_line, page.bad_node.problem, page.bad_node.remedy))
     if "{{" not in markdown and not lint.FIGURE.search(markdown) and "|" not in markdown:
-        return Expansion(markdown)
+        return Expansion(markdown, page.problems)
     lines = markdown.split("\n")
-    page = _Page(path, first_line, view, preview, sources)
     out: list[str] = []
     prose_lines: set[int] = set()
     edits: dict[int, list[tuple[int, int, str]]] = {}
@@ -316,7 +346,7 @@ def expand(
             indent = text[: len(text) - len(text.lstrip())]
             if out and out[-1].strip():
                 out.append("")
-            out.append(indent + blocks[i])
+            out.append(indent + blocks[i].replace("\n", "\n" + indent))  # (a line under the table too)
             out.append("")
             continue
         for start, end, new in sorted(edits.get(i, ()), reverse=True):
@@ -325,7 +355,10 @@ def expand(
             continue  # the block already ends with a blank line
         out.append(text)
     page.problems.sort(key=lambda p: p.line)
-    return Expansion("\n".join(out), page.problems, tuple(page.values), tuple(page.experiments))
+    said = figures_line(view, sorted(page.quoted, key=lambda n: n != page.node))
+    body = "\n".join(out)
+    return Expansion(f"{said}\n\n{body}" if said else body, page.problems, tuple(page.values),
+                     tuple(page.experiments))
 
 
 def _lint_span(

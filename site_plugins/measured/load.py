@@ -24,17 +24,18 @@ _NVCC_RELEASE = re.compile(r"V\d+(?:\.\d+)+")
 MIB = 1024 * 1024
 
 
-def load_view(root: Path) -> ResultsView:
-    """Every (experiment, node) the results module knows of, judged, as page-ready data."""
-    return _view(root, rs.load_all(root))
+def load_view(root: Path, default_node: str | None = None) -> ResultsView:
+    """Every (experiment, node) the results module knows of, judged, as page-ready data. ``default_node``:
+    the node whose figures prose quotes where an entry names none (the gloss plugin's option)."""
+    return _view(root, rs.load_all(root), default_node=default_node)
 
 
-def load_view_at(root: Path, commit: str) -> ResultsView | None:
+def load_view_at(root: Path, commit: str, default_node: str | None = None) -> ResultsView | None:
     """:func:`load_view` as git commit ``commit`` held the results and what they are judged by (the values
     an entry signed then showed); None when git cannot give that commit."""
     result_set = rs.load_at(root, commit)
     # (Its problems are history: only the values it shows count, and the build reports today's problems.)
-    return _view(root, result_set, problems=False) if result_set is not None else None
+    return _view(root, result_set, problems=False, default_node=default_node) if result_set is not None else None
 
 
 def results_version(root: Path, commit: str) -> str | None:
@@ -47,7 +48,8 @@ def results_unchanged(root: Path, commit: str = "HEAD") -> bool:
     return rs.unchanged_since(root, commit)
 
 
-def _view(root: Path, result_set: rs.ResultSet, *, problems: bool = True) -> ResultsView:
+def _view(root: Path, result_set: rs.ResultSet, *, problems: bool = True,
+          default_node: str | None = None) -> ResultsView:
     results = tuple(_result(root, e) for e in result_set.entries)
     nodes, _ = load_nodes(root)  # its problems are among the result set's
     return ResultsView(
@@ -57,6 +59,8 @@ def _view(root: Path, result_set: rs.ResultSet, *, problems: bool = True) -> Res
         experiments=tuple(sorted(result_set.declared)),
         setup_problems=tuple(result_set.setup_problems) if problems else (),
         problems=tuple(audit.problems(result_set, nodes)) if problems else (),
+        gpus={name: n.gpu for name, n in nodes.items()},
+        default_node=default_node,
     )
 
 
@@ -79,6 +83,7 @@ def provenance(p: rs.Provenance) -> Provenance:
         flags=" ".join(p.nvcc_flags),
         captured=p.finished_utc[:10],
         commit=p.git_commit,
+        l2_bytes=p.l2_bytes,
     )
 
 
@@ -169,6 +174,7 @@ def _row(entry: rs.Entry, v: rs.RowView, raw: rs.Row | None, p: rs.Provenance) -
         pct_fp32=_finite(entry.pct_of_fp32(v)),
         fp32_ref=_fp32_ref(entry),
         kind=v.kind,
+        sm_clock_mhz=_finite(v.sm_clock_mhz),
     )
 
 

@@ -48,6 +48,7 @@ class Row:
     pct_fp32: float | None = None  # % of the FP32 ceiling (best compute ceiling row) of the same run
     fp32_ref: str = ""  # what "% of FP32" divides by, e.g. "FMA chains (8 per thread), 62,981 GFLOP/s"
     kind: str = "kernel"  # the spec's row kind: kernel, memcpy, cublas, transfer, pipeline, launch
+    sm_clock_mhz: float | None = None  # median SM clock NVML read with the kept samples
 
     @property
     def device_memory(self) -> bool:
@@ -87,6 +88,7 @@ class Provenance:
     flags: str  # exact nvcc flags, e.g. -O3 -arch=sm_90
     captured: str  # UTC date, YYYY-MM-DD
     commit: str = "unknown"
+    l2_bytes: int = 0  # the device's L2 size as the runner recorded it
 
 
 @dataclass(frozen=True)
@@ -145,8 +147,19 @@ class ResultsView:
     experiments: tuple[str, ...] = ()  # declared experiment ids (specs under code/)
     setup_problems: tuple[Problem, ...] = ()  # malformed specs or node registry, as the results module said
     problems: tuple[Problem, ...] = ()  # every spec, result and node problem, embedded or not (measure.store.audit)
+    gpus: dict[str, str] = field(default_factory=dict)  # registered node -> the GPU it reports (measure/nodes.yaml)
+    # The node whose figures prose quotes where an entry names none (the gloss plugin's ``default_node``);
+    # None: the one node with a fresh result, as a table embed names it.
+    default_node: str | None = None
     # Renderings are pure in (view, embed arguments); built once per build, reused on every page.
     cache: dict[object, object] = field(default_factory=dict, compare=False, repr=False)
 
     def for_experiment(self, experiment: str) -> list[Result]:
         return [r for r in self.results if r.experiment == experiment]
+
+    def gpu(self, node: str) -> str:
+        """The GPU a node reports, as its fresh results record it (else as the registry names it)."""
+        for r in self.results:
+            if r.node == node and r.state == "fresh" and r.provenance is not None:
+                return r.provenance.gpu
+        return self.gpus.get(node, node)

@@ -90,7 +90,7 @@ def limit_value(view: ResultsView, experiment: str, *, node: str | None, limit: 
         )
     text = kib(value) if limit in SHARED_LIMITS else f"{value:,}"
     html = _span(text, f"{experiment}, device limit {limit}, {result.node}")
-    return Shown(html, (f"{experiment} {result.node} limit {limit}: {text}",))
+    return Shown(html, (f"{experiment} {result.node} limit {limit}: {text}",), result.node)
 
 
 def row_value(
@@ -130,7 +130,7 @@ def row_value(
         text = fmt.percent(found.occupancy_pct) if field == "occupancy" else f"{figures[field]:,}"
     title = f"{experiment}, {found.kernel}, {fmt.size_label(found.size)}, {result.node}"
     html = _span(text, title, code=field == "error_name")
-    return Shown(html, (f"{experiment} {result.node} {found.size} {found.kernel} {field}: {text}",))
+    return Shown(html, (f"{experiment} {result.node} {found.size} {found.kernel} {field}: {text}",), result.node)
 
 
 def _pick(rows: Sequence[Launched], experiment: str, row: str, size: str | None) -> Launched | Failure:

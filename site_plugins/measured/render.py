@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from html import escape
 from typing import Literal
 
-from site_plugins.measured import chart, fmt, notes
+from site_plugins.measured import chart, fmt, notes, tabs
 from site_plugins.measured.columns import default_columns, figure, is_relative, relative_values
 from site_plugins.measured.fmt import COLUMNS, TIMING_COLUMNS, Column
 from site_plugins.measured.model import Provenance, Result, ResultsView, Row, Table
@@ -21,6 +21,7 @@ from site_plugins.measured.resolve import find_result as find_result
 from site_plugins.measured.resolve import resolve as resolve
 from site_plugins.measured.resolve import run_command as run_command
 from site_plugins.measured.resolve import select_rows as select_rows
+from site_plugins.measured.resolve import showable_nodes as showable_nodes
 
 # Placeholders the runner records in place of a machine's own install paths, and the path form a
 # reader recognises (the runner writes "-I{pycuda}/cuda" for PyCUDA's bundled headers).
@@ -54,8 +55,11 @@ def embed(
     size: str | None,
     kernels: Sequence[str] | None,
     columns: Sequence[Column] | None,
+    first: str | None = None,
 ) -> Shown | Failure:
-    """Provenance sentence, table and chart for one table embed (cached per view and arguments)."""
+    """Provenance sentence, table and chart for one table embed (cached per view and arguments): on
+    ``node``, or, without one, on every node with a fresh result, a tab each, node ``first`` first (the
+    node the page's prose quotes)."""
     key = (
         "embed",
         experiment,
@@ -63,12 +67,40 @@ def embed(
         size,
         tuple(kernels) if kernels else None,
         tuple(columns) if columns else None,
+        first,
     )
     hit = view.cache.get(key)
     if hit is None:
-        hit = _embed(view, experiment, node=node, size=size, kernels=kernels, columns=columns)
+        if node is None:
+            hit = _on_every_node(view, experiment, size=size, kernels=kernels, columns=columns, first=first)
+        else:
+            hit = _embed(view, experiment, node=node, size=size, kernels=kernels, columns=columns)
         view.cache[key] = hit
     return hit  # type: ignore[return-value]
+
+
+def _on_every_node(
+    view: ResultsView,
+    experiment: str,
+    *,
+    size: str | None,
+    kernels: Sequence[str] | None,
+    columns: Sequence[Column] | None,
+    first: str | None,
+) -> Shown | Failure:
+    nodes = showable_nodes(view, experiment)
+    if len(nodes) <= 1:  # one node, or none (then the one-node path says why nothing can be shown)
+        return _embed(view, experiment, node=nodes[0] if nodes else None, size=size, kernels=kernels,
+                      columns=columns)
+    ordered = sorted(nodes, key=lambda n: (n != first, n))
+    parts: list[Shown] = []
+    for n in ordered:
+        shown = _embed(view, experiment, node=n, size=size, kernels=kernels, columns=columns)
+        if isinstance(shown, Failure):
+            return shown
+        parts.append(shown)
+    html = tabs.tabs(experiment, [(n, view.gpu(n)) for n in ordered], [p.html for p in parts])
+    return Shown(html, tuple(v for p in parts for v in p.values))
 
 
 def _embed(
@@ -227,7 +259,7 @@ def value(
     kernel = rows[0].kernel  # the label, however the reference named the row
     title = f"{experiment}, {kernel}, {fmt.size_label(table.size)}, {result.node}"
     html = f'<span class="gloss-value" title="{escape(title)}">{_inline(text)}</span>{_marks(rows, column)}'
-    return Shown(html, (f"{_values_key(result, table)} {kernel} {column}: {text}",))
+    return Shown(html, (f"{_values_key(result, table)} {kernel} {column}: {text}",), result.node)
 
 
 def ratio(
@@ -267,7 +299,7 @@ def ratio(
     num, den = rows[0].kernel, rows[1].kernel
     title = f"{experiment}, {num} over {den} in {COLUMNS[column][0]}, {fmt.size_label(table.size)}, {result.node}"
     html = f'<span class="gloss-value gloss-ratio" title="{escape(title)}">{_inline(text)}</span>{_marks(rows, column)}'
-    return Shown(html, (f"{_values_key(result, table)} {num}/{den} {column}: {text}",))
+    return Shown(html, (f"{_values_key(result, table)} {num}/{den} {column}: {text}",), result.node)
 
 
 def _marks(rows: Sequence[Row], column: Column) -> str:

@@ -26,6 +26,7 @@ class Shown:
 
     html: str
     values: tuple[str, ...]
+    node: str = ""  # the node an inline figure was read from (a table may show several)
 
 
 # How a problem sentence states each non-fresh verdict of the results module.
@@ -119,12 +120,16 @@ def find_result(view: ResultsView, experiment: str, node: str | None) -> Result 
     if len(present) > 1 and len(fresh) == 1:
         # The one showable result wins; its node is named in the provenance sentence and the shown values.
         present = fresh
+    elif len(present) > 1 and not fresh:
+        # None can be shown: say why for the first (each result's own problem is reported on its own too).
+        present = sorted(present, key=lambda r: r.node)[:1]
     if len(present) > 1:
         listed = sorted(present, key=lambda r: r.node)
         return Failure(
             f"experiment '{experiment}' has results on several nodes: "
             + ", ".join(f"{r.node} ({r.state})" for r in listed),
-            f"choose one with node={listed[0].node}",
+            f"choose one with node={listed[0].node}, or name the node the page's figures come from with "
+            f"'node: {listed[0].node}' in its front matter (or the gloss plugin's default_node in mkdocs.yml)",
         )
     result = present[0]
     if result.state != "fresh":
@@ -134,6 +139,12 @@ def find_result(view: ResultsView, experiment: str, node: str | None) -> Result 
             result.remedy or f"re-run {run_command(experiment, result.node)} and commit the result",
         )
     return result
+
+
+def showable_nodes(view: ResultsView, experiment: str) -> list[str]:
+    """The nodes on which ``experiment`` has a fresh result: what a table embed without ``node=`` shows.
+    (A result in any other state is reported on its own and shown nowhere.)"""
+    return sorted({r.node for r in view.for_experiment(experiment) if r.state == "fresh"})
 
 
 def select_rows(result: Result, table: Table, kernels: Sequence[str] | None) -> list[Row] | Failure:

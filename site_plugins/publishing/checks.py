@@ -25,6 +25,7 @@ from site_plugins.content import source_urls
 from site_plugins.files import mdnesting, schema, textfile
 from site_plugins.files.messages import Problem
 from site_plugins.links import evidence
+from site_plugins.measured.resolve import hint
 from site_plugins.publishing import entrycheck, images, pipeline, render, staging
 
 
@@ -38,7 +39,8 @@ class Options:
     evidence_max_age_days: int = 365
     chrome: tuple[str, ...] = ("index.md",)  # hand-written pages published without sign-off
     nav_max_terms: int = 60  # the most terms one navigation section lists (site_plugins/nav/sections.py)
-    config_file: str = "mkdocs.yml"  # where these options are written (messages about them name it)
+    default_node: str | None = None  # the node prose figures come from where an entry names none
+    config_file: str = "mkdocs.yml"  # where those options are written (repo-relative), for problems about them
 
 
 @dataclass
@@ -102,9 +104,12 @@ def run(root: Path, opts: Options, today: dt.date | None = None, reuse: pipeline
     chrome_refused = chrome_problems(root, opts)
     chrome = tuple(uri for uri in opts.chrome if uri not in {uri for uri, _ in chrome_refused})
     build = pipeline.prepare(root, opts.docs_dir, preview=opts.preview, checked=_checked_on(ev), chrome=chrome,
-                             nav_max_terms=opts.nav_max_terms, reuse=reuse, keep_signables=keep_signables)
+                             nav_max_terms=opts.nav_max_terms, reuse=reuse, default_node=opts.default_node,
+                             keep_signables=keep_signables)
     checked = Checked(build, ev, list(build.problems) + [p for _, p in chrome_refused],
                       draft_links=list(build.draft_links), dropped={uri for uri, _ in chrome_refused})
+    if opts.default_node is not None and build.view is not None:
+        checked.problems += _default_node(root, opts, build.view)
     checked.problems += evidence.evidence_problems(
         ev, source_urls(build.content), max_age_days=opts.evidence_max_age_days,
         today=today or dt.datetime.now(dt.UTC).date(), evidence_path=opts.evidence_file)
@@ -177,6 +182,18 @@ def _config_line(config: Path, value: str) -> int:
         if value in lines[n]:
             return n + 1
     return start + 1
+
+
+def _default_node(root: Path, opts: Options, view: measured.ResultsView) -> list[Problem]:
+    node = opts.default_node or ""
+    if node in view.nodes or not view.nodes:  # (no node registered yet: no figure to quote from any)
+        return []
+    path = root / opts.config_file
+    text = path.read_text(encoding="utf-8", errors="replace") if path.is_file() else ""
+    line = next((n for n, t in enumerate(text.splitlines(), start=1) if "default_node" in t), 0)
+    return [Problem(opts.config_file, line, f"the gloss plugin's default_node '{node}' is not a registered "
+                    "verification node", f"{hint(node, view.nodes)}registered nodes: {', '.join(view.nodes)} "
+                    "(measure/nodes.yaml)")]
 
 
 def _line_in(text: str, needle: str) -> int:

@@ -28,6 +28,7 @@ from site_plugins.content import (
 from site_plugins.diagrams.figure import render_diagram
 from site_plugins.files.messages import Problem
 from site_plugins.files.schema import line_of
+from site_plugins.measured.yours import run_yours
 from site_plugins.nav import sections as nav
 from site_plugins.publishing import addresses, entrycheck, publish, render
 from site_plugins.publishing.packed import Packed, PackedTexts, pack, packing, unpack
@@ -65,6 +66,7 @@ class Build:
     letters: list[nav.Letter] = field(default_factory=list)  # the A–Z grouping of shown terms (navigation)
     # path -> what a sign-off of each entry covers now; kept only when asked (gloss sign), else let go
     signables: dict[str, Signable] = field(default_factory=dict)
+    preview: bool = False  # drafts shown (make serve, make preview)
 
     @property
     def packing(self) -> bool:
@@ -111,7 +113,9 @@ class Snapshot:
 
 def expand_body(entry: Entry, view: measured.ResultsView, preview: bool) -> measured.Expansion:
     return measured.expand(entry.body, path=entry.path, first_line=entry.body_line, view=view, preview=preview,
-                           sources=[s.title for s in entry.meta.sources])
+                           sources=[s.title for s in entry.meta.sources], node=entry.meta.node or None,
+                           node_line=line_of(entry.meta, "node"),
+                           comparison="../" * entry.src_uri.count("/") + measured.COMPARISON_PAGE)
 
 
 @dataclass(frozen=True)
@@ -185,10 +189,10 @@ class Reuse:
     view: measured.ResultsView | None = None
     staged: dict[tuple[str, str], Staged] = field(default_factory=dict)  # (path, text) -> staged form
 
-    def refresh(self, root: Path) -> measured.ResultsView:
+    def refresh(self, root: Path, default_node: str | None = None) -> measured.ResultsView:
         stamp = _stamp(root, ("measure/results", "measure/nodes.yaml", "code"))
-        if stamp != self.stamp or self.view is None:
-            self.stamp, self.view, self.staged = stamp, measured.load_view(root), {}
+        if stamp != self.stamp or self.view is None or self.view.default_node != default_node:
+            self.stamp, self.view, self.staged = stamp, measured.load_view(root, default_node), {}
         return self.view
 
 
@@ -205,17 +209,19 @@ def _stamp(root: Path, paths: tuple[str, ...]) -> tuple[tuple[str, int, int], ..
 
 def prepare(root: Path, docs_dir: str = "content", *, preview: bool = False,
             checked: Callable[[str], str | None] | None = None, chrome: Collection[str] = ("index.md",),
-            nav_max_terms: int = 60, reuse: Reuse | None = None, keep_signables: bool = False) -> Build:
+            nav_max_terms: int = 60, reuse: Reuse | None = None, default_node: str | None = None,
+            keep_signables: bool = False) -> Build:
     """Load, check and render every entry and generated page. ``chrome``: the docs paths of hand-written
     pages published without sign-off (any other page outside terms/ and lessons/ is left out and reported).
     ``checked(url)`` gives a source's last successful check date (YYYY-MM-DD) or None; ``nav_max_terms``
     is the most terms one navigation section lists (see :mod:`site_plugins.nav.sections`); ``reuse`` carries work
-    over from the previous build of the same project (``mkdocs serve``); ``keep_signables``: keep what each
-    entry's sign-off covers now in :attr:`Build.signables` (``gloss sign``: one pass over the project)."""
+    over from the previous build of the same project (``mkdocs serve``); ``default_node``: the node whose
+    figures prose quotes where an entry names none; ``keep_signables``: keep what each entry's sign-off
+    covers now in :attr:`Build.signables` (``gloss sign``: one pass over the project)."""
     content, problems = load_content(root, docs_dir)
     on = packing(len(content.terms) + len(content.lessons))
-    build = Build(pages=PackedTexts(on=on), problems=list(problems), content=content)
-    view = reuse.refresh(root) if reuse else measured.load_view(root)
+    build = Build(pages=PackedTexts(on=on), problems=list(problems), content=content, preview=preview)
+    view = reuse.refresh(root, default_node) if reuse else measured.load_view(root, default_node)
     build.view = view
     build.problems += view.problems  # every spec, result and node file, embedded or not
     checked = checked or (lambda url: None)
@@ -313,7 +319,8 @@ def prepare(root: Path, docs_dir: str = "content", *, preview: bool = False,
         banner = st.banner if preview else None
         parts = render.PageParts(body=expansion.markdown, excerpts=excerpts,
                                  diagram_svg=diagram_svg, checked=dates,
-                                 byline=render.render_byline(st, last, bool(urls)), banner=banner)
+                                 byline=render.render_byline(st, last, bool(urls)), banner=banner,
+                                 yours=run_yours(expansion.experiments))
         if e.kind == "term":
             md = render.render_term(e, parts, content=content, visible=visible, backlinks=backlinks.get(uri, []))
             build.term_tips[uri] = e.lede
@@ -336,6 +343,9 @@ def prepare(root: Path, docs_dir: str = "content", *, preview: bool = False,
     names, ledes = {t.src_uri: name for t, name in named}, {t.src_uri: t.lede for t in terms}
     build.pages.update(nav.pages(build.letters, titles=names, ledes=ledes, index_uri=GLOSSARY_INDEX))
     build.pages[MEASUREMENTS_PAGE] = measured.measurements_page(view, embedded_by)
+    compared = measured.comparison_page(view)
+    if compared is not None:
+        build.pages[measured.COMPARISON_PAGE] = compared
     for file, text in build.code_files.items():
         language = "cuda" if PurePosixPath(file).suffix in (".cu", ".cuh") else "text"
         build.pages[render.code_page_uri(file)] = render.render_code_page(file, text, regions(text), language)

@@ -57,6 +57,7 @@ class PageParts:
     checked: Mapping[str, str | None] = field(default_factory=dict)  # source url -> "YYYY-MM-DD" | None
     byline: str = ""
     banner: str | None = None
+    yours: str = ""  # "Run this on your GPU" (site_plugins.measured.yours), right after the measurements
 
 
 def _lede(text: str) -> str:
@@ -75,7 +76,8 @@ def render_term(entry: Entry, parts: PageParts, *, content: Content, visible: Ca
                 backlinks: Sequence[Entry]) -> str:
     m = entry.meta
     assert isinstance(m, TermMeta)
-    out = [f"# {m.title}\n", _banner(parts.banner), _lede(m.definition), "\n", parts.body.strip("\n"), "\n"]
+    out = [f"# {m.title}\n", _banner(parts.banner), _lede(m.definition), "\n", parts.body.strip("\n"), "\n",
+           parts.yours]
     if m.diagram is not None and parts.diagram_svg:
         caption = m.diagram.caption or m.diagram.alt
         out += ["\n## Diagram\n\n", '<figure class="gloss-figure" markdown="0">\n', parts.diagram_svg,
@@ -141,7 +143,7 @@ def render_lesson(entry: Entry, parts: PageParts, *, content: Content, visible: 
     m = entry.meta
     assert isinstance(m, LessonMeta)
     out = [f"# Day {m.day}: {m.title}\n", _banner(parts.banner), _lede(m.summary), "\n",
-           parts.body.strip("\n"), "\n"]
+           parts.body.strip("\n"), "\n", parts.yours]
     terms = [content.terms[s] for s in m.introduces if s in content.terms and visible(content.terms[s])]
     if terms:
         out.append("\n## Terms introduced\n\n")

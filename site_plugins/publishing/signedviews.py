@@ -33,7 +33,8 @@ class Views:
             return self.current
         if version not in self._by_version:
             # (None: git cannot give it; today's view then, and the signed fingerprint will not match)
-            self._by_version[version] = measured.load_view_at(self.root, commit) or self.current
+            self._by_version[version] = (measured.load_view_at(self.root, commit, self.current.default_node)
+                                         or self.current)
         return self._by_version[version]
 
     def _working_version(self) -> str | None:

@@ -276,3 +276,22 @@ def test_tiling_page_weight_budget(open_tab: Any, preview_site: Served) -> None:
 
 
 BUDGET = 600_000
+
+
+@pytest.mark.parametrize("javascript", [True, False])
+def test_a_table_on_two_gpus_switches_tabs_on_a_phone(open_tab: Any, preview_site: Served, javascript: bool) -> None:
+    """The H200's tab is open first (the prose quotes it); a tap on the H100's label shows that GPU's own
+    provenance and table instead, with or without material's script, and the page never scrolls sideways."""
+    page = open_tab(390, 844, javascript=javascript).page
+    page.goto(preview_site.base + "/terms/tiling/")
+    tabs = page.locator(".gloss-measured-nodes").first
+    labels = tabs.locator(".tabbed-labels > label")
+    assert labels.all_inner_texts() == ["NVIDIA H200", "NVIDIA H100 80GB HBM3"]
+    shown = tabs.locator(".tabbed-block:visible .gloss-measured-provenance")
+    assert "on verification node h200-1." in shown.inner_text()
+    labels.nth(1).click()
+    assert "on verification node h100-1." in shown.inner_text()
+    assert tabs.locator(".tabbed-block:visible table").count() == 1
+    assert page.evaluate("document.scrollingElement.scrollWidth - window.innerWidth") <= 0
+    assert page.locator(".gloss-figures-node").inner_text() == "Figures in the text: NVIDIA H200 (h200-1)."
+    screenshot(page, f"tiling-two-gpus-390{'' if javascript else '-nojs'}", full_page=False)

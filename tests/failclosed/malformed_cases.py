@@ -311,7 +311,7 @@ EXPECTED: dict[str, tuple[str, ...]] = {
     ),
     'term unknown key': (
         "content/terms/tiling.md:8: unknown key 'source'; did you mean 'sources'? allowed keys: title, "
-        'definition, related, lessons, sources, diagram, code',
+        'definition, related, lessons, sources, diagram, code, node',
     ),
     'term duplicate key': (
         "content/terms/tiling.md:5: duplicate key 'related'; keep only one of them",

@@ -91,7 +91,7 @@ BAD = [
      "rename one of the files; a slug must be unique across sub-folders"),
     ("unknown key", {"content/terms/tiling.md": TERM_A.replace("sources:", "source:")},
      "content/terms/tiling.md:8: unknown key 'source'; did you mean 'sources'? "
-     "allowed keys: title, definition, related, lessons, sources, diagram, code"),
+     "allowed keys: title, definition, related, lessons, sources, diagram, code, node"),
     ("term without a definition",
      {"content/terms/bank-conflict.md": "---\ntitle: What is a bank conflict in CUDA?\n---\n\nBanks.\n"},
      "content/terms/bank-conflict.md:2: missing required key 'definition'; "

@@ -57,7 +57,7 @@ CASES = [
     ("unknown front-matter key",
      TERM_A.replace("related:", "relatd:"),
      "content/terms/tiling.md:4: unknown key 'relatd'; did you mean 'related'? "
-     "allowed keys: title, definition, related, lessons, sources, diagram, code"),
+     "allowed keys: title, definition, related, lessons, sources, diagram, code, node"),
     ("malformed front matter",
      TERM_A.replace("related: [bank-conflict]", "related: [bank-conflict"),
      "content/terms/tiling.md:5: malformed YAML: expected ',' or ']', but got ':'; fix the YAML syntax at this line"),

@@ -49,12 +49,15 @@ def test_a_fresh_project_says_why_its_site_is_empty_with_the_count_the_build_pri
     args = ["-f", str(root / "mkdocs.yml"), "-d", str(root / "site")] + (["--no-strict"] if preview else [])
     assert sitebuild.main(args) == 0
     printed = capsys.readouterr().out.splitlines()[-1]
-    assert printed == "published 0 of 3 entries; 3 await sign-off: gloss status"
-    published, total = map(int, re.findall(r"\d+", printed)[:2])
     home = (root / "site/index.html").read_text(encoding="utf-8")
-    if preview:
-        assert f"This preview shows all {total} entries. {total - published} of them await sign-off" in home
+    if preview:  # a preview shows every entry: it counts what it shows, as its home page does
+        assert printed == "preview of all 3 entries; 3 of them unsigned drafts: gloss status"
+        total, drafts = map(int, re.findall(r"\d+", printed)[:2])
+        assert f"This preview shows all {total} entries. {drafts} of them await sign-off" in home
     else:
+        assert printed == "published 0 of 3 entries; 3 await sign-off: gloss status"
+        published, total = map(int, re.findall(r"\d+", printed)[:2])
+        assert published == 0
         assert f"None of the {total} entries (terms and lessons) has been signed" in home
         assert "<code>make preview</code>" in home
     assert home.index("<h1") < home.index("gloss-unpublished")  # under the page's heading

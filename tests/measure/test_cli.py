@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from measure.cli import compile_all, main, resolve_commit
+from measure.experiment.nodes import load_nodes
 from measure.experiment.spec import load_specs
 from measure.testing import synthetic as T
 
@@ -23,11 +24,13 @@ def _fresh_line(fresh: str) -> str:
     pending = sorted(i for i, d in specs.items() if d.experiment.pending)
     if not pending:
         return fresh
-    return f"{fresh}; {len(pending)} pending (declared, not yet run: {', '.join(pending)})"
+    # Counted per experiment and node (each node has yet to run each), named once.
+    per_node = len(pending) * len(load_nodes(REPO)[0])
+    return f"{fresh}; {per_node} pending (declared, not yet run: {', '.join(pending)})"
 
 
-#: One committed result per declared experiment (every spec has run on h200-1).
-N = len(load_specs(REPO)[0])
+#: One committed result per declared experiment and registered node (every spec has run on every node).
+N = sum(1 for d in load_specs(REPO)[0].values() if not d.experiment.pending) * len(load_nodes(REPO)[0])
 
 
 def test_verify_passes_on_the_committed_results(capsys: pytest.CaptureFixture[str]) -> None:
@@ -73,7 +76,7 @@ def test_usage_errors_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
 def test_run_refuses_an_unregistered_node(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["--root", str(REPO), "run", "--node", "my-laptop"]) == 2
     assert capsys.readouterr().out.strip() == (
-        "measure/nodes.yaml:0: node 'my-laptop' is not registered; use one of: h200-1, or register it there"
+        "measure/nodes.yaml:0: node 'my-laptop' is not registered; use one of: h100-1, h200-1, or register it there"
     )
 
 

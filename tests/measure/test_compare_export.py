@@ -50,7 +50,9 @@ def test_a_repeat_of_the_same_commit_is_the_same_for_nearly_every_row() -> None:
     changes = C.compare(C.timed_rows(old), C.timed_rows(new))
     same = [c for c in changes if c.verdict == "same"]
     assert len(changes) > 100 and len(same) >= 0.9 * len(changes), C.counts(changes)
-    moved = {c.key.experiment for c in changes if c.verdict != "same"}
+    # Rows are matched within a node (the key holds it): an H100 row is never compared with an H200 repeat.
+    assert {c.key.node for c in changes} == {"h100-1", NODE}
+    moved = {c.key.experiment for c in changes if c.verdict != "same" and c.key.node == NODE}
     assert moved <= {"histogram", "launch-overhead", "transfers", "latency-hiding"}, moved
 
 
@@ -127,3 +129,45 @@ def test_export_google_benchmark_and_bmf(capsys: pytest.CaptureFixture[str]) -> 
     assert lat["value"] == pytest.approx(row.summary.median_ms * 1e6)
     assert lat["lower_value"] <= lat["value"] <= lat["upper_value"]
     assert export_main([str(path), "--format", "csv"]) == 2
+
+
+def test_two_nodes_are_compared_row_by_row_with_ratios(capsys: pytest.CaptureFixture[str]) -> None:
+    # Each side one node, two different nodes: rows match by experiment, size and kernel, not by node.
+    assert compare_main([str(RESULTS / "h100-1"), str(RESULTS / NODE)]) == 0  # a slower GPU is no failure
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == ("node h200-1 against node h100-1: rows matched by experiment, size and kernel; "
+                        "ratio = time on h200-1 / time on h100-1")
+    assert lines[1].split() == ["experiment", "size", "kernel", "h100-1", "ms", "h200-1", "ms", "ratio", "change",
+                                "noise", "verdict"]
+    assert not any(line.rstrip().endswith((" added", " removed")) for line in lines[2:-1])
+    old, _ = load_source(REPO, str(RESULTS / "h100-1"), REPO)
+    new, _ = load_source(REPO, str(RESULTS / NODE), REPO)
+    # Every row timed on both nodes appears once, with the ratio of its two medians.
+    h100 = {(k.experiment, k.size, k.kernel): t for k, t in C.timed_rows(old).items() if t}
+    h200 = {(k.experiment, k.size, k.kernel): t for k, t in C.timed_rows(new).items() if t}
+    assert len(lines) - 3 == len(h100.keys() | h200.keys())
+    key = ("day13-transpose", "8192x8192", "copy")
+    copy = h200[key].median_ms / h100[key].median_ms
+    row = next(line for line in lines if line.startswith("day13-transpose") and " 8192x8192 " in line
+               and line.split()[2] == "copy")
+    assert f"{copy:.3f}x" in row.split()
+
+
+def test_one_node_of_each_side_can_be_picked(capsys: pytest.CaptureFixture[str]) -> None:
+    assert compare_main([str(RESULTS), str(REPEAT), "--old-node", "h100-1", "--new-node", NODE]) == 0
+    assert capsys.readouterr().out.startswith("node h200-1 against node h100-1: ")
+    assert compare_main([str(RESULTS), str(RESULTS), "--old-node", "h900-1"]) == 2
+    assert capsys.readouterr().err == ("gloss compare: OLD has no results on node 'h900-1'; nodes there: h100-1, "
+                                       "h200-1\n")
+
+
+def test_rows_match_across_nodes_only_when_each_side_holds_one_node() -> None:
+    k = C.Key("e", "h100-1", "s", "k")
+    t = C.Timed("k", 1.0, 0.0)
+    other = {C.Key("e", "h200-1", "s", "k"): t}
+    assert C.across_nodes({k: t}, other) == ("h100-1", "h200-1")
+    assert C.across_nodes({k: t}, {k: t}) is None  # two runs of one node
+    assert C.across_nodes({k: t, **other}, other) is None  # several nodes on a side: matched node by node
+    pair = "h100-1/h200-1"
+    (change,) = C.compare(C.as_node({k: t}, pair), C.as_node(other, pair))
+    assert change.verdict == "same" and change.key.node == pair

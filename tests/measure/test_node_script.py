@@ -19,6 +19,10 @@ SCRIPT = Path(__file__).resolve().parents[2] / "measure" / "node" / "run.sh"
 FAKE_PYTHON = """#!/usr/bin/env bash
 if [ "$1" = "-m" ] && [ "$2" = "pip" ]; then mkdir -p "$SITE/pycuda"; echo "pip $*" >> "$LOG_ARGS"; exit 0; fi
 if [ "$1" = "-c" ]; then echo "3.12 numpy x pycuda y"; exit 0; fi
+if [ "$1" = "-m" ] && [ "$2" = "measure" ] && [ "$3" = "mine" ]; then
+  echo "measure $*" >> "$LOG_ARGS"; mkdir -p measure/local/local-gpu; echo "{}" > measure/local/local-gpu/toy.json
+  echo "toy on your GPU beside our verification nodes:"; exit 0
+fi
 if [ "$1" = "-m" ] && [ "$2" = "measure" ]; then
   echo "measure $*" >> "$LOG_ARGS"
   out=""; prev=""; n=$MAIN_EXPERIMENTS
@@ -50,12 +54,13 @@ def fake(tmp_path: Path) -> dict[str, str]:
         "MAIN_EXPERIMENTS": "3",
         "MEASURE_ARGS": "--min-time 0.2 --time-limit 1.0",
         "RESERVE": "1",
+        "NODE": "h200-1",  # named: the fake nvidia-smi reports no GPU model for NODE=auto to look up
     }
 
 
-def run(fake: dict[str, str], tmp_path: Path, **env: str) -> subprocess.CompletedProcess[str]:
+def run(fake: dict[str, str], tmp_path: Path, mode: str = "all", **env: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        ["bash", str(SCRIPT), "all"],
+        ["bash", str(SCRIPT), mode],
         cwd=tmp_path / "repo",
         env={**os.environ, **fake, **env},
         capture_output=True,
@@ -99,3 +104,23 @@ def test_a_run_stopped_at_the_deadline_still_returns_what_finished(fake: dict[st
     got = members(tmp_path / "out" / "results.tar.gz")
     assert 2 <= len(got) - 1 < 60
     assert "== main: stopped by its time limit" in (tmp_path / "out" / "run.log").read_text()
+
+
+def test_a_runner_with_pycuda_installed_skips_the_set_up(fake: dict[str, str], tmp_path: Path) -> None:
+    """SETUP=installed (the CI workflow, after `pip install -e '.[node]'`): no pip from .node/, same stages."""
+    proc = run(fake, tmp_path, DEADLINE="60", REPEAT_MIN="5", SETUP="installed")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    argv = (tmp_path / "argv.log").read_text().splitlines()
+    assert [a.split()[0] for a in argv] == ["measure", "measure"]
+    assert members(tmp_path / "out" / "results.tar.gz")[0] == "h200-1"
+
+
+def test_mine_runs_the_readers_command_on_the_node(fake: dict[str, str], tmp_path: Path) -> None:
+    """`run.sh mine`: gloss measure mine as a reader types it (no node lookup), its results packed for $OUT."""
+    env = {k: v for k, v in fake.items() if k != "NODE"}
+    proc = run(env, tmp_path, "mine", MINE_IDS="toy copy-ceilings", SETUP="installed")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    argv = (tmp_path / "argv.log").read_text().splitlines()
+    assert argv == ["measure -m measure mine toy copy-ceilings --min-time 0.2 --time-limit 1.0"]
+    assert members(tmp_path / "out" / "mine.tar.gz") == [".", "./local-gpu", "./local-gpu/toy.json"]
+    assert "beside our verification nodes" in (tmp_path / "out" / "mine.log").read_text()

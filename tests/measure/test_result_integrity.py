@@ -35,7 +35,9 @@ def day13(tmp_path: Path) -> Path:
     shutil.copytree(REPO / "code" / "day13-shared-memory", tmp_path / "code" / "day13-shared-memory")
     (tmp_path / DAY13).parent.mkdir(parents=True)
     shutil.copy(REPO / DAY13, tmp_path / DAY13)
-    shutil.copy(REPO / "measure" / "nodes.yaml", tmp_path / "measure" / "nodes.yaml")
+    # The registry with h200-1 alone: the other nodes' results are not copied here.
+    registry = (REPO / "measure" / "nodes.yaml").read_text(encoding="utf-8")
+    (tmp_path / "measure" / "nodes.yaml").write_text(registry[: registry.index("\n  h100-1:") + 1], encoding="utf-8")
     return tmp_path
 
 

@@ -237,8 +237,9 @@ MALFORMED_NODES = [
 def test_malformed_node_registry(old: str, new: str, messages: list[str]) -> None:
     text = (REPO / "measure" / "nodes.yaml").read_text()
     assert old in text
-    nodes, problems = parse_nodes(text.replace(old, new))
-    assert nodes == {} and [str(p) for p in problems] == messages
+    # Only the first node (h200-1) is broken, and it is never read as a node.
+    nodes, problems = parse_nodes(text.replace(old, new, 1))
+    assert "h200-1" not in nodes and [str(p) for p in problems] == messages
 
 
 @pytest.mark.parametrize(

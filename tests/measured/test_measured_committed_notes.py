@@ -1,19 +1,26 @@
-"""What the committed H200 results say in the Note column: the judgements that matter to readers,
-checked on the real result files (they change only with a real run on the node)."""
+"""What the committed results say in the Note column: the judgements that matter to readers, checked on
+the real result files (they change only with a real run on the node); the H200's unless a test names
+another node. Notes are computed per node, from that node's own counters and L2."""
 
 from __future__ import annotations
 
+from functools import cache
 from pathlib import Path
 
-from site_plugins.measured import load_view
+from site_plugins.measured import ResultsView, load_view
 from site_plugins.measured.model import Row
 
 REPO = Path(__file__).resolve().parents[2]
 
 
-def _rows(experiment: str, size: str) -> dict[str, Row]:
-    view = load_view(REPO)
-    (result,) = [r for r in view.results if r.experiment == experiment]
+@cache
+def _view() -> ResultsView:
+    return load_view(REPO)
+
+
+def _rows(experiment: str, size: str, node: str = "h200-1") -> dict[str, Row]:
+    view = _view()
+    (result,) = [r for r in view.results if r.experiment == experiment and r.node == node]
     table = result.table(size)
     assert table is not None
     return {r.id: r for r in table.rows}
@@ -40,6 +47,9 @@ def test_re_reads_are_a_note_and_writes_left_in_the_l2_are_not_judged() -> None:
 def test_a_working_set_that_fits_in_l2_still_marks_a_bandwidth_row() -> None:
     ragged = _rows("day20-convolution", "2003x3001")
     assert any("fits in the 60.0\u00a0MiB L2" in s for s in ragged["copy"].suspect)
+    # the same row on the H100 is judged against that node's own, smaller L2
+    on_h100 = _rows("day20-convolution", "2003x3001", node="h100-1")
+    assert any("fits in the 50.0\u00a0MiB L2" in s for s in on_h100["copy"].suspect), on_h100["copy"].suspect
 
 
 def test_tiny_declared_writes_are_not_blamed_on_the_code() -> None:
@@ -61,10 +71,10 @@ def test_host_transfers_and_launches_are_not_flagged_for_fitting_in_the_l2() -> 
 def test_the_chart_plots_what_the_rows_are_about() -> None:
     from site_plugins.measured.render import chart_metric
 
-    view = load_view(REPO)
+    view = _view()
 
     def pick(experiment: str, size: str, cols: list[str]) -> str:
-        (result,) = [r for r in view.results if r.experiment == experiment]
+        (result,) = [r for r in view.results if r.experiment == experiment and r.node == "h200-1"]
         table = result.table(size)
         assert table is not None
         return chart_metric(result, table.rows, cols)  # type: ignore[arg-type]

@@ -160,7 +160,11 @@ def test_values_and_ratios_in_prose_match_the_table() -> None:
     )
     md, problems, values = run(body + "\n{{ measured day13-transpose size=8192x8192 }}\n")
     assert problems == []
-    text = re.sub(r"<[^>]+>", "", md.split("\n")[0])
+    # The page says, above its text, which GPU the figures in the text were measured on.
+    said, blank, first = md.split("\n")[:3]
+    assert said == '<p class="gloss-figures-node" data-search-exclude>Figures in the text: NVIDIA H200 (h200-1).</p>'
+    assert blank == ""
+    text = re.sub(r"<[^>]+>", "", first)
     assert text == (
         f"Padded: 3,703{NB}GB/s, 93.1{NB}% of copy, in 0.145{NB}ms; 1.86\u00d7 the unpadded tile, "
         f"naive at 28.6{NB}% of copy; 10,995{NB}GFLOP/s."
@@ -226,7 +230,8 @@ def test_several_nodes_need_a_choice_unless_one_alone_is_fresh() -> None:
     _, problems, _ = run("{{ value day13-transpose size=8192x8192 row=copy }}\n", view=pv.view(h200, other_fresh))
     assert problems == [
         f"{PATH}:1: experiment 'day13-transpose' has results on several nodes: h100-1 (fresh), "
-        "h200-1 (fresh); choose one with node=h100-1"
+        "h200-1 (fresh); choose one with node=h100-1, or name the node the page's figures come from with "
+        "'node: h100-1' in its front matter (or the gloss plugin's default_node in mkdocs.yml)"
     ]
 
 

@@ -53,6 +53,35 @@ def test_an_exported_signoff_verifies_with_stock_ssh_keygen(tmp_path: Path, caps
     assert verify(allowed, "ada", out / "warp.author").returncode != 0
     capsys.readouterr()
     assert gloss(root, "signers", "--signature", "content/terms/none.md", "--role", "author") == 1
-    assert capsys.readouterr().err.strip() == (
-        "signoff.yaml:0: no author signature of content/terms/none.md; gloss status lists what is signed")
+    assert capsys.readouterr().err == (  # the line of `entries:`, where its sign-off would be
+        "signoff.yaml:10: no author signature of content/terms/none.md; gloss status lists what is signed\n")
+    assert (root / "signoff.yaml").read_text(encoding="utf-8").splitlines()[9] == "entries:"
     assert gloss(root, "signers") == 2
+
+
+def test_the_printed_command_verifies_as_typed(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """No --allowed-signers: the export writes one beside the signature, and the command it prints, run
+    where gloss ran, finds every file it names."""
+    root = tmp_path / "p"
+    root.mkdir()
+    init_repo(root)
+    make_site(root, {"warp": WARP})
+    commit_all(root, "fixture")
+    path = "content/terms/warp.md"
+    ada = str(key_file("Ada Author"))
+    assert gloss(root, "sign", path, "--as", "author", "--name", "Ada Author", "--key", ada) == 0
+    here = tmp_path / "reader"
+    here.mkdir()
+    monkeypatch.chdir(here)
+    capsys.readouterr()
+    assert gloss(root, "signers", "--signature", path, "--role", "author", "--out", "exported") == 0
+    out = capsys.readouterr().out
+    assert out == (
+        "wrote exported/warp.author.msg, exported/warp.author.sig and exported/allowed_signers; verify with:\n"
+        "  ssh-keygen -Y verify -f exported/allowed_signers -I ada -n cuda-gloss-signoff "
+        "-s exported/warp.author.sig < exported/warp.author.msg\n"
+    )
+    ran = subprocess.run(["bash", "-c", out.splitlines()[1]], cwd=here, capture_output=True, text=True)
+    assert ran.returncode == 0, ran.stderr
+    assert ran.stdout.startswith('Good "cuda-gloss-signoff" signature for ada with ED25519 key SHA256:')

@@ -77,7 +77,7 @@ def test_status_reports_an_unreadable_entry(broken: tuple[Path, str], capsys: py
     assert gloss(root, "status") == 1
     out, err = capsys.readouterr()
     assert err == message + "\n"
-    assert f"{BAD}   draft  -       -         cannot be read (below) | missing: a readable entry file\n" in out
+    assert f"{BAD}   draft  -       -\n    cannot be read (below)\n    missing: a readable entry file\n" in out
     assert gloss(root, "status", "--json") == 1
     data = json.loads(capsys.readouterr().out)
     assert data["problems"] == [message]
