@@ -82,9 +82,11 @@ def test_a_new_run_keeps_the_signed_version_published_with_its_own_numbers(
     assert moved["signed"] != moved["now"] and moved["largest_change"] == pytest.approx(-0.2, abs=0.01)
     assert gloss(signed, "status") == 0
     out = capsys.readouterr().out
-    line = next(x for x in out.splitlines() if x.startswith(WARP))
+    lines = out.splitlines()
+    at = next(i for i, x in enumerate(lines) if x.startswith(WARP))
+    notes = " ".join(x.strip() for x in lines[at + 1:at + 8] if x.startswith("    "))  # (wrapped, indented)
     signed_on = row["published_version"]["reviewed_on"][:10]
-    assert line.endswith(f"changed (measured values); published: the version signed {signed_on}"
-                         f", commit {row['published_version']['commit'][:10]} | re-sign: its numbers moved, the "
-                         f"largest by -20.0 % ({moved['signed']} signed, {moved['now']} now)")
+    assert notes.startswith(f"changed (measured values); published: the version signed {signed_on}, commit "
+                            f"{row['published_version']['commit'][:10]} re-sign: its numbers moved, the largest by "
+                            f"-20.0 % ({moved['signed']} signed, {moved['now']} now)")
     assert "1 entry waits for re-sign because its numbers moved: gloss diff PATH shows them" in out
