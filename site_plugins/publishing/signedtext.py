@@ -45,7 +45,7 @@ from typing import TYPE_CHECKING, Any
 
 from site_plugins.files import mdnesting
 from site_plugins.files.messages import Problem
-from site_plugins.publishing import pagetext
+from site_plugins.publishing import forkmap, pagetext
 
 if TYPE_CHECKING:
     from site_plugins.publishing.pipeline import Build
@@ -104,22 +104,29 @@ def expect(build: Build, handwritten: Mapping[str, str], chrome: Iterable[str], 
     for uri in chrome:
         if uri in handwritten and uri not in sources:
             sources[uri] = handwritten[uri]
-    for uri, markdown in sorted(sources.items()):
+
+    def one(uri: str) -> tuple[str, PageExpectation, list[str]]:
+        markdown = sources[uri]
         rendered = render_md(render.handed(uri, render.body_of(markdown), build.states, build.term_tips,
                                            preview=False))
         text = pagetext.read(rendered)
         blocks = tuple(dict.fromkeys(s.text for s in text.segments if s.kind in ("text", "code")))
-        seen += [s.text for s in text.segments]
         named = frozenset() if "<h1" in rendered else _titles(uri, markdown)
         e = published.get(uri)
         if e is not None:
             st = build.states[e.path]
-            pages[uri] = PageExpectation(f"the signed version of {e.path}", blocks,
-                                         (e.path, st.signed_fingerprint or ""), named)
+            want = PageExpectation(f"the signed version of {e.path}", blocks, (e.path, st.signed_fingerprint or ""),
+                                   named)
         elif uri in build.pages:
-            pages[uri] = PageExpectation(f"the page the build generates for {docs_dir}/{uri}", blocks, None, named)
+            want = PageExpectation(f"the page the build generates for {docs_dir}/{uri}", blocks, None, named)
         else:
-            pages[uri] = PageExpectation(f"{docs_dir}/{uri} as it is", blocks, None, named)
+            want = PageExpectation(f"{docs_dir}/{uri} as it is", blocks, None, named)
+        return uri, want, [s.text for s in text.segments]
+
+    # Each page is rendered on its own: on every core for a large site (forkmap), the same either way.
+    for uri, want, segments in sorted(forkmap.run(lambda uris: [one(u) for u in uris], sorted(sources))):
+        pages[uri] = want
+        seen += segments
     allowed = "\n".join(f" {t} " for t in seen)
     unpublished: list[tuple[str, str, str, str]] = []  # (title, lede, body, where it comes from)
     for e in build.content.entries():

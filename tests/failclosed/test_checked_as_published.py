@@ -211,3 +211,5 @@ def test_the_audit_says_the_same_on_every_core(tmp_path: Path, monkeypatch: pyte
     monkeypatch.setenv("GLOSS_AUDIT_WORKERS", "3")
     assert threading.active_count() == 1
     assert audit.audit(Path("site"), expected) == alone and len(alone) >= 3 and forked == ["fork"]
+    # What each page must say is rendered on every core too, to the same expectations.
+    assert cli_audit.manifest(Path("mkdocs.yml")).text == expected.text and forked == ["fork", "fork"]
