@@ -394,9 +394,8 @@ HOW_TO_PREVIEW = ("To read every entry as a draft, build the preview: <code>make
 
 
 def home_notice(t: Tally, *, preview: bool) -> str:
-    """The home page's word on entries that are not published, or published as last signed while a change
-    waits (HTML; empty when every entry is published as it is), so an empty or partly empty site says why
-    and how to see the rest. Built from the publish decision."""
+    """The home page's word on entries not published, or published as last signed while a change waits
+    (HTML; empty when every entry is published as it is). Built from the publish decision."""
     if t.waiting == 0 and t.changed == 0:
         return ""
     await_ = "awaits" if t.waiting == 1 else "await"
