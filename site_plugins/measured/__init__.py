@@ -88,7 +88,9 @@ or a limit of the device, as the runner recorded them (inline; see :mod:`site_pl
     ({{ observed day16-matmul size=4096x4096 row=regtile field=occupancy }} of the warps)      -> 25.0 %
     A block may use {{ observed shared-limits limit=shared_per_block_optin }}.            -> 227 KiB
 
-``field=`` is ``launched``, ``error`` or ``error_name`` (observed rows), ``blocks_per_sm``,
+``field=`` is ``launched``, ``error``, ``error_name``, ``check`` or ``wrong`` (observed rows; the last two
+say whether a launch that ran matched its reference and how many elements did not, e.g. for a race kept
+on purpose, ``expect: mismatch``), ``blocks_per_sm``,
 ``warps_per_sm`` or ``occupancy`` (every kernel row); ``limit=`` is one of ``shared_per_block_default``,
 ``shared_per_block_optin``, ``shared_per_sm``, ``reserved_shared_per_block`` (shown in KiB),
 ``registers_per_sm``, ``registers_per_block``, ``max_threads_per_sm``, ``max_blocks_per_sm``,

@@ -3,9 +3,10 @@ named denominator, whose headers always name it:
 
 - ``pct:ID``: each row's figure in the experiment's metric (GFLOP/s where the spec declares FLOPs, else
   shared-memory GB/s, else GB/s) as a percentage of row ``ID`` (spec id or label) of the same experiment
-  and size, or of the run's ceilings; header "% of <that row's label>", e.g. "% of cuBLAS SGEMM".
+  and size, or of the run's ceilings; header "% of <that row's label>", e.g. "% of cuBLAS SGEMM". A row
+  whose arithmetic differs from that row's (``Row.math``: TF32 against FP32) gets no value.
 - ``pct_fp32``: GFLOP/s as a percentage of the run's FP32 ceiling (the fastest ceiling row declaring
-  FLOPs); header "% of FP32 ceiling (<its label>, <its GFLOP/s>)".
+  FLOPs); header "% of FP32 ceiling (<its label>, <its GFLOP/s>)". TF32 rows get no value.
 """
 
 from __future__ import annotations
@@ -81,7 +82,9 @@ def relative_values(
                     f"column '{c}': row '{ref_id}' has no {COLUMNS[result.metric][0]} figure to divide by",
                     "name a row that was timed and has the experiment's metric",
                 )
-            values[c] = {r.kernel: _pct(figure(r, result.metric), den) for r in rows}
+            # A rate in another arithmetic (TF32 tensor cores against an FP32 row, or the reverse) is not a
+            # share of it: those cells stay empty.
+            values[c] = {r.kernel: _pct(figure(r, result.metric), den) if r.math == ref.math else None for r in rows}
             headers[c] = f"% of {ref.kernel}"
         elif c == "pct_fp32":
             ref_text = next((r.fp32_ref for r in rows if r.fp32_ref), "")

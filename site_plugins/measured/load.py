@@ -18,7 +18,17 @@ from measure.nsight import counters as C
 from measure.store import audit
 from measure.store import results as rs
 from site_plugins.measured import fmt
-from site_plugins.measured.model import Launched, Metric, Provenance, Result, ResultsView, Row, State, Table
+from site_plugins.measured.model import (
+    Launched,
+    Metric,
+    Provenance,
+    Result,
+    ResultsView,
+    Row,
+    RowNote,
+    State,
+    Table,
+)
 
 _NVCC_RELEASE = re.compile(r"V\d+(?:\.\d+)+")
 MIB = 1024 * 1024
@@ -91,45 +101,86 @@ def _mib(n: int) -> str:
     return f"{fmt.number(n / MIB)}{fmt.NBSP}MiB"
 
 
-def dram_note(finding: C.DramFinding | None) -> str:
-    """The Note column's words for a DRAM finding (empty when there is none)."""
+UNDETERMINED = "where the extra bytes come from is not determined by these counters"
+
+
+def dram_note(finding: C.DramFinding | None) -> RowNote | None:
+    """The note for a DRAM finding (None when there is none), worded from the row's own counters: whether
+    the kernel's requests asked for the extra bytes, and for extra reads whether its stores write sectors
+    in part. No row-specific number, so rows with the same finding share one numbered note."""
     if finding is None:
-        return ""
+        return None
     tol = fmt.percent(100 * C.BYTES_TOLERANCE)
     if finding.suspect:
-        return (
-            f"DRAM read {fmt.ratio(finding.ratio)} the bytes the kernel declares reading (more than {tol} fewer: "
-            "a cache served part of them, so GB/s overstates DRAM traffic)"
+        return RowNote(
+            f"DRAM read over {tol} fewer bytes than the kernel declares reading: a cache served part of them",
+            "so GB/s overstates DRAM traffic",
         )
+    head = f"DRAM {finding.what} over {tol} more than the declared bytes"
     verb = "loads" if finding.what == "read" else "stores"
-    if finding.code_rereads is False:
-        # The counters rule the code's own requests out: say only what they show, not a guessed mechanism.
-        why = (f"more than every sector the kernel's global {verb} asked for, so the extra bytes are the memory "
-               "system's, not the code's")
-    elif finding.code_rereads:
-        why = (f"the kernel's global {verb} ask for more than the declared bytes: data moved more than once, "
-               "or sectors used in part")
-    else:
+    used = "loaded" if finding.what == "read" else "written"
+    if finding.code_asked:
+        why = (f"the kernel's own global {verb} asked for at least that many bytes in 32-byte sectors: "
+               f"sectors used in part, or data {used} more than once")
+    elif finding.code_asked is None:
         why = f"the counters do not say whether the kernel's own {verb} asked for more"
-    return (
-        f"DRAM {finding.what} {fmt.ratio(finding.ratio)} the declared bytes (more than {tol} more: {why}; "
-        "GB/s counts the declared bytes)"
-    )
+    elif finding.what == "wrote":
+        why = f"more than every sector the kernel's global stores touched: {UNDETERMINED}"
+    elif finding.stores_partial:
+        why = ("more than every sector the kernel's global loads asked for; its global stores write sectors "
+               "in part (they touch more sector bytes than they write), and a partly written sector may have "
+               "to be read from DRAM to be completed: the likely source, which these counters do not separate")
+    else:
+        whole = ", and its stores write whole sectors" if finding.stores_partial is False else ""
+        why = f"more than every sector the kernel's global loads asked for{whole}: {UNDETERMINED}"
+    return RowNote(f"{head}: {why}", "GB/s counts the declared bytes")
 
 
-def _judged(v: rs.RowView, raw: rs.Row | None, p: rs.Provenance) -> tuple[tuple[str, ...], str]:
-    """(the reasons the row is suspect, its plain note). A DRAM finding or an L2 fit is one or the other:
+#: A row whose declared FLOPs per declared byte are below this is measured by its bandwidth: its
+#: GFLOP/s (e.g. one add per float in a reduction) is a quarter of its GB/s and says nothing more.
+MIN_FLOPS_PER_BYTE = 1.0
+
+#: A row's timed samples whose median SM clock is below this share of the node's maximum get a note with
+#: the clock (e.g. cuBLAS TF32 under its power limit); the counter pass's clock below this share gets one
+#: where counters are shown (short memory-bound launches read a few % low there, so the bar is lower).
+TIMED_CLOCK_FRACTION = 0.97
+COUNTER_CLOCK_FRACTION = 0.90
+
+
+def clock_notes(v: rs.RowView, max_mhz: int) -> tuple[RowNote, ...]:
+    """Notes for a row that ran below the node's maximum SM clock, in its timed samples or in the counter
+    pass (none without NVML's maximum)."""
+    if max_mhz <= 0:
+        return ()
+    out = []
+    top = fmt.quantity(float(max_mhz), "MHz")
+    if v.sm_clock_mhz is not None and v.sm_clock_mhz < TIMED_CLOCK_FRACTION * max_mhz:
+        dropped = f"; {v.n_throttled} samples below the run's throttle floor left out" if v.n_throttled else ""
+        out.append(RowNote(f"timed at a median SM clock of {fmt.quantity(v.sm_clock_mhz, 'MHz')} "
+                           f"(the node's maximum is {top}{dropped})"))
+    hz = (v.counters or {}).get(C.SM_CLOCK)
+    if hz is not None and hz / 1e6 < COUNTER_CLOCK_FRACTION * max_mhz:
+        out.append(RowNote(f"counters collected at an SM clock of {fmt.quantity(hz / 1e6, 'MHz')} "
+                           f"(the node's maximum is {top})", counters_only=True))
+    return tuple(out)
+
+
+def _judged(v: rs.RowView, raw: rs.Row | None, p: rs.Provenance) -> tuple[tuple[str, ...], tuple[RowNote, ...]]:
+    """(the reasons the row is suspect, its notes). A DRAM finding or an L2 fit is one or the other:
     suspect where it puts the row's own metric in doubt, a note where it does not (re-reads; a FLOP rate,
     which does not depend on where the bytes came from)."""
     reasons: list[str] = []
-    notes: list[str] = []
+    found: list[RowNote] = []
     finding = C.dram_finding(v.counters, raw.bytes_read, raw.bytes_written) if raw is not None else None
-    if finding is not None:
-        (reasons if finding.suspect else notes).append(dram_note(finding))
+    note = dram_note(finding)
+    if note is not None and finding is not None and finding.suspect and v.gflops is None:
+        reasons.append(f"{note.text}, {note.gbps}")
+    elif note is not None:
+        found.append(note)
     if v.kind in ("transfer", "pipeline", "launch"):
         pass  # their bytes cross the host link (or there are none): where they fit on the GPU says nothing
     elif v.fits_in_l2 and v.gflops is not None:
-        notes.append("working set fits in L2: its GB/s may be the cache's; GFLOP/s is unaffected")
+        found.append(RowNote("working set fits in L2", "its GB/s may be the cache's"))
     elif v.fits_in_l2:
         if raw is not None:
             reasons.append(f"working set ({_mib(raw.working_set_bytes)}) fits in the {_mib(p.l2_bytes)} L2")
@@ -139,7 +190,17 @@ def _judged(v: rs.RowView, raw: rs.Row | None, p: rs.Provenance) -> tuple[tuple[
         reasons.append(
             f"above 95{fmt.NBSP}% of the theoretical DRAM peak ({fmt.quantity(p.theoretical_peak_gbps, 'GB/s')})"
         )
-    return tuple(reasons), "; ".join(notes)
+    return tuple(reasons), (*found, *clock_notes(v, p.max_sm_clock_mhz))
+
+
+def math_of(raw: rs.Row | None) -> str:
+    """"tf32" for a row done on tensor cores in TF32 (a cuBLAS row with TF32 math, or a kernel whose
+    function name says tf32), else "fp32"."""
+    if raw is None:
+        return "fp32"
+    if (raw.setup or {}).get("math") == "tf32" or "tf32" in raw.function.lower():
+        return "tf32"
+    return "fp32"
 
 
 def _copy_ref(entry: rs.Entry, v: rs.RowView) -> tuple[float | None, str]:
@@ -152,7 +213,8 @@ def _copy_ref(entry: rs.Entry, v: rs.RowView) -> tuple[float | None, str]:
 
 def _row(entry: rs.Entry, v: rs.RowView, raw: rs.Row | None, p: rs.Provenance) -> Row:
     pct_copy, copy_ref = _copy_ref(entry, v)
-    suspect, note = _judged(v, raw, p)
+    suspect, found = _judged(v, raw, p)
+    math = math_of(raw)
     return Row(
         kernel=v.label,
         id=v.kernel,
@@ -169,9 +231,11 @@ def _row(entry: rs.Entry, v: rs.RowView, raw: rs.Row | None, p: rs.Provenance) -
         copy_ref=copy_ref,
         pct_shared_peak=_finite(v.pct_of_shared_peak),
         registers=v.registers,
-        note=note,
+        findings=found,
+        math=math,
         us_per_launch=_finite(v.us_per_launch),
-        pct_fp32=_finite(entry.pct_of_fp32(v)),
+        # A TF32 (tensor-core) rate as a share of the FP32 FMA ceiling compares two different units' peaks.
+        pct_fp32=_finite(entry.pct_of_fp32(v)) if math == "fp32" else None,
         fp32_ref=_fp32_ref(entry),
         kind=v.kind,
         sm_clock_mhz=_finite(v.sm_clock_mhz),
@@ -270,7 +334,7 @@ def _result(root: Path, entry: rs.Entry) -> Result:
     rows = entry.rows()
     metric: Metric = (
         "gflops"
-        if any(v.gflops is not None for v in rows)
+        if any(v.gflops is not None and v.gflops >= MIN_FLOPS_PER_BYTE * v.gbps for v in rows)
         else "shared_gbps"
         if any(v.shared_gbps is not None for v in rows)
         else "gbps"
@@ -316,9 +380,21 @@ def _launched(entry: rs.Entry) -> tuple[Launched, ...]:
                 blocks_per_sm=occ.blocks_per_sm if occ is not None and not occ.error else None,
                 warps_per_sm=occ.warps_per_sm if occ is not None and not occ.error else None,
                 occupancy_pct=occ.pct if occ is not None and not occ.error else None,
+                matched=r.check.passed if o is not None and o.launched and not o.error_name else None,
+                wrong=wrong_elements(r.check.message) if o is not None and not r.check.passed else None,
             )
         )
     return tuple(out)
+
+
+_WRONG = re.compile(r"^\w+: (\d+) of (\d+) elements (?:differ|are off|were never written|are NaN)")
+
+
+def wrong_elements(message: str) -> tuple[int, int] | None:
+    """(elements wrong, elements in all) from a failed check's message (measure/gpu/check.py words it
+    "dst: 1234 of 16777216 elements differ from the reference ..."); None for any other message."""
+    m = _WRONG.match(message)
+    return (int(m.group(1)), int(m.group(2))) if m else None
 
 
 def _limits(entry: rs.Entry) -> tuple[tuple[str, int], ...]:

@@ -22,6 +22,18 @@ Metric = Literal["gbps", "shared_gbps", "gflops"]
 
 
 @dataclass(frozen=True)
+class RowNote:
+    """One note a table may show for a row, with the parts that only make sense beside some columns."""
+
+    text: str
+    # Appended ("; " + gbps) only where the table shows a figure computed from the declared bytes (GB/s,
+    # % of copy, % of peak): under a GFLOP/s-only table a sentence about GB/s explains nothing.
+    gbps: str = ""
+    # Shown only where the table shows a Nsight Compute column (e.g. the counter pass's SM clock).
+    counters_only: bool = False
+
+
+@dataclass(frozen=True)
 class Row:
     """One kernel's figures at one size, as the results module computed them."""
 
@@ -47,6 +59,12 @@ class Row:
     us_per_launch: float | None = None  # kind 'launch': median sample / launches per sample
     pct_fp32: float | None = None  # % of the FP32 ceiling (best compute ceiling row) of the same run
     fp32_ref: str = ""  # what "% of FP32" divides by, e.g. "FMA chains (8 per thread), 62,981 GFLOP/s"
+    # What the row's findings say (DRAM bytes against the declared ones, an L2 fit, a clock below the
+    # node's maximum), each a note of its own so that rows sharing one share its number.
+    findings: tuple[RowNote, ...] = ()
+    # The arithmetic the row's FLOPs are done in: "fp32", or "tf32" (tensor cores: a cuBLAS row with TF32
+    # math, or a kernel whose function name says tf32). Shares of an FP32 figure are not given for TF32.
+    math: str = "fp32"
     kind: str = "kernel"  # the spec's row kind: kernel, memcpy, cublas, transfer, pipeline, launch
     sm_clock_mhz: float | None = None  # median SM clock NVML read with the kept samples
 
@@ -106,6 +124,10 @@ class Launched:
     blocks_per_sm: int | None = None  # None where no occupancy was recorded
     warps_per_sm: int | None = None
     occupancy_pct: float | None = None
+    # An observed launch that ran: did its output match the reference (None: not compared, e.g. refused),
+    # and, where it did not, (elements wrong, elements in all), as its check counted them.
+    matched: bool | None = None
+    wrong: tuple[int, int] | None = None
 
 
 @dataclass(frozen=True)

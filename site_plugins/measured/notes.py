@@ -4,12 +4,13 @@ tables and in prose. Pure functions over :mod:`model` rows."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from html import escape
 
 from measure.nsight.counters import SHORT_LAUNCH_US
 from site_plugins.measured import fmt
-from site_plugins.measured.model import Row, Table
+from site_plugins.measured.fmt import COUNTER_COLUMNS
+from site_plugins.measured.model import Row, RowNote, Table
 
 NOISY = "noisy: stopped at the time limit"
 
@@ -59,11 +60,26 @@ def short_launch_sentence(rows: Sequence[Row]) -> str:
     )
 
 
-def notes(row: Row, several_refs: bool) -> list[str]:
-    """The Note column's reasons for one row."""
+#: Columns computed from the declared bytes: where one is shown, a note's GB/s clause is too.
+BYTES_COLUMNS = frozenset({"gbps", "pct_copy", "pct_peak"})
+
+
+def finding_text(note: RowNote, columns: Collection[str]) -> str:
+    """A finding's words for a table showing ``columns`` ("" where it does not apply there)."""
+    if note.counters_only and not any(c in COUNTER_COLUMNS for c in columns):
+        return ""
+    if note.gbps and BYTES_COLUMNS & set(columns):
+        return f"{note.text}; {note.gbps}"
+    return note.text
+
+
+def notes(row: Row, several_refs: bool, columns: Collection[str] = ()) -> list[str]:
+    """The Note column's reasons for one row in a table showing ``columns``: a sentence about GB/s only
+    beside a GB/s figure, the counter pass's clock only beside counters."""
     out = [f"suspect: {s}" for s in row.suspect] + ([NOISY] if row.noisy else [])
     if several_refs and row.copy_ref and row.pct_copy is not None:
         out.append(f"of copy: {row.copy_ref}")
+    out += [text for text in (finding_text(n, columns) for n in row.findings) if text]
     return out + ([row.note] if row.note else [])
 
 

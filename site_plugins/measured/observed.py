@@ -6,11 +6,15 @@ Forms (one line, inline in prose)::
     {{ observed shared-limits row=no-optin field=error }}           -> invalid argument
     {{ observed shared-limits row=no-optin field=error_name }}      -> CUDA_ERROR_INVALID_VALUE
     {{ observed shared-limits row=optin field=launched }}           -> launched (or: refused)
+    {{ observed barrier row=racy-1024 field=check }}                -> differed from the reference
+    {{ observed barrier row=racy-1024 field=wrong }}                -> 1,234 of 16,777,216 elements
     {{ observed day16-matmul size=4096x4096 row=regtile field=blocks_per_sm }}   -> 2
     {{ observed shared-limits limit=shared_per_block_optin }}       -> 227 KiB
 
 ``field=`` is one of :data:`FIELDS`: ``launched``, ``error`` (the driver's string), ``error_name`` (the
-``CUresult`` name) for rows of kind ``observe``; ``blocks_per_sm``, ``warps_per_sm`` and ``occupancy``
+``CUresult`` name), ``check`` (a launch that ran: "matched the reference" or "differed from the
+reference") and ``wrong`` (how many elements differed, "1,234 of 16,777,216 elements") for rows of kind
+``observe``; ``blocks_per_sm``, ``warps_per_sm`` and ``occupancy``
 (% of the SM's warps, from cuOccupancyMaxActiveBlocksPerMultiprocessor) for every launched kernel row.
 ``limit=`` is one of :data:`LIMITS`, recorded with the result's provenance; shared-memory limits are shown
 in KiB. A missing row, size, field or limit, a field the row does not record (an error of a launch that
@@ -28,7 +32,7 @@ from site_plugins.measured.model import Launched, ResultsView
 from site_plugins.measured.render import _inline
 from site_plugins.measured.resolve import Failure, Shown, find_result, hint, run_command
 
-OUTCOME_FIELDS = ("launched", "error", "error_name")
+OUTCOME_FIELDS = ("launched", "error", "error_name", "check", "wrong")
 OCCUPANCY_FIELDS = ("blocks_per_sm", "warps_per_sm", "occupancy")
 FIELDS = OUTCOME_FIELDS + OCCUPANCY_FIELDS
 LIMITS = tuple(Limits.names())
@@ -113,6 +117,18 @@ def row_value(
             )
         if field == "launched":
             text = "launched" if found.launched else "refused"
+        elif field in ("check", "wrong"):
+            if found.matched is None:
+                return Failure(
+                    f"{where} was not compared with its reference (the launch was refused or failed)",
+                    "show field=launched or field=error",
+                )
+            if field == "check":
+                text = "matched the reference" if found.matched else "differed from the reference"
+            elif found.wrong is None:
+                return Failure(f"{where} matched its reference, so no element was wrong", "show field=check")
+            else:
+                text = f"{found.wrong[0]:,} of {found.wrong[1]:,} elements"
         else:
             if not found.error_name:
                 return Failure(

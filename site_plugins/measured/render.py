@@ -143,7 +143,7 @@ def _embed(
     vkey = _values_key(result, table)
     values: list[str] = [f"{vkey} provenance: {sentence}" + (f". {said}" if said else "")]
     several = len({r.copy_ref for r in rows if r.pct_copy is not None}) > 1 and "pct_copy" in cols
-    note_cells, legend = notes.numbered({r.kernel: notes.notes(r, several) for r in rows})
+    note_cells, legend = notes.numbered({r.kernel: notes.notes(r, several, cols) for r in rows})
     any_notes = bool(legend)
     head = " ".join(f'<th class="gloss-num">{escape(shown_cols.headers[c])}</th>' for c in cols)
     out = [
@@ -178,7 +178,8 @@ def _embed(
                    f"{' ' + note if note else ''}</tr> ")
     out.append("</tbody></table>")
     out.append(notes.legend_html(legend))
-    out.append(_chart(result, table, rows, chart_metric(result, rows, cols)))
+    metric = chart_metric(result, rows, cols)
+    out.append(_chart(result, table, rows, metric) if metric is not None else "")
     out.append("</div>")
     return Shown("".join(out), tuple(values))
 
@@ -192,20 +193,39 @@ def _no_column(result: Result, rows: Sequence[Row], column: Column) -> Failure:
     )
 
 
-def chart_metric(result: Result, rows: Sequence[Row], cols: Sequence[Column]) -> Column:
-    """What the chart plots: µs per launch where every row is a launch row; else the experiment's own rate,
-    unless the embed shows another rate and not that one (an author who picked GB/s gets a GB/s chart)."""
+#: Columns that are shares of a rate: a table showing one of them shows that rate's story.
+SHARES_OF: dict[Column, frozenset[str]] = {
+    "gbps": frozenset({"pct_copy", "pct_peak"}),
+    "shared_gbps": frozenset({"pct_shared_peak"}),
+    "gflops": frozenset({"pct_fp32"}),
+}
+
+
+def chart_metric(result: Result, rows: Sequence[Row], cols: Sequence[Column]) -> Column | None:
+    """What the chart plots: µs per launch where every row is a launch row; else a rate the table shows
+    (the experiment's own first, or one of its shares such as % of copy), or no chart at all: a chart
+    repeats a figure of the table, bigger, and never plots a quantity the embed left out (a pointer
+    chase's GB/s under a table of its times and sectors)."""
     if rows and all(r.us_per_launch is not None for r in rows):
         return "us_per_launch"
-    rates = [c for c in ("gflops", "shared_gbps", "gbps") if c in cols]
-    if result.metric not in cols and rates:
-        return rates[0]
-    return result.metric
+    shown = set(cols)
+    for own in (result.metric, "gflops", "shared_gbps", "gbps"):
+        if own in shown:
+            return own
+    relative = any(is_relative(c) for c in cols)  # pct:ID divides the experiment's own metric
+    if relative or SHARES_OF.get(result.metric, frozenset()) & shown:
+        return result.metric
+    for rate, shares in SHARES_OF.items():
+        if shares & shown:
+            return rate
+    return None
 
 
 def _chart(result: Result, table: Table, rows: Sequence[Row], metric: Column) -> str:
     unit = COLUMNS[metric][1]
     bars = [chart.Bar(r.kernel, figure(r, metric), fmt.number(figure(r, metric)), bool(r.suspect)) for r in rows]
+    if all(b.value is None for b in bars):
+        return ""  # nothing to plot (e.g. a FLOP rate of rows that declare no FLOPs): no empty chart
     # The copy ceilings bound traffic between the GPU and its memory: drawn only over such rows.
     device = metric == "gbps" and all(r.device_memory for r in rows)
     ceiling = table.ceiling_gbps if device else None
@@ -221,13 +241,15 @@ def _chart(result: Result, table: Table, rows: Sequence[Row], metric: Column) ->
         if r.suspect:
             text += f" (suspect: {'; '.join(r.suspect)})"
         parts.append(text)
-    ceiling_desc = f" against the {ceiling_text}" if ceiling else ""
-    ceiling_desc += f" and the {second[1]}" if second else ""
-    desc = f"Bar chart of {unit} by kernel{ceiling_desc}. " + ". ".join(parts) + "."
+    lines = ([ceiling_text] if ceiling else []) + ([second[1]] if second else [])
+    ceiling_desc = f" against the {' and the '.join(lines)}" if lines else ""
+    what = COLUMNS[metric][0]  # the plotted column's own name: "GB/s", "Shared-memory GB/s", "µs per launch"
+    lower = what[:1].lower() + what[1:] if what[1:2].islower() or what[1:2] == "-" else what
+    desc = f"Bar chart of {lower} by kernel{ceiling_desc}. " + ". ".join(parts) + "."
     return chart.render(
         bars,
         unit=unit,
-        title=f"{unit} by kernel, {where}",
+        title=f"{what} by kernel, {where}",
         desc=desc,
         ceiling=ceiling,
         ceiling_text=ceiling_text,

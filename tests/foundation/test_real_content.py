@@ -22,7 +22,8 @@ def _build(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *, preview: bool) ->
 def test_preview_tiling_page_has_every_section_and_measured_h200_numbers(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     page = (_build(tmp_path, monkeypatch, preview=True) / "terms/tiling/index.html").read_text(encoding="utf-8")
-    anatomy = ["measured", "diagram", "code", "related-terms", "where-you-meet-this", "sources"]
+    anatomy = ["measured", "run-this-on-your-gpu", "diagram", "code", "related-terms", "where-you-meet-this",
+               "sources"]
     # The body's own sections come first; the anatomy closes the page in this order.
     assert re.findall(r'<h2\b[^>]*\bid="([^"]+)"', page)[-len(anatomy):] == anatomy
     assert "on verification node h200-1" in page and "NVIDIA H200" in page
