@@ -40,6 +40,7 @@ from site_plugins.publishing import (
     searchwords,
     signedtext,
     sitedir,
+    sitelinks,
     staging,
     stash,
     trusted,
@@ -365,6 +366,14 @@ class GlossPlugin(BasePlugin[GlossConfig]):
         # (Skipped in preview and serve, which show drafts on purpose.)
         findings = [] if self.preview or self.reuse is not None or self.outer_swap or self.manifest is None \
             else audit.audit(Path(config.site_dir), self.manifest, label=_shown(Path(config.site_dir), self.root))
+        # A dead link or a request to another site is a content problem like any other (a warning: a strict
+        # build fails on it, --no-strict publishes with it); everything else is the gate's, and stops the build.
+        # Once the checks found problems (the build fails on those), what follows from them in the built pages
+        # (links to a refused page) is not said twice: the build then says what gloss check says.
+        if self.checked is not None and not self.checked.problems:
+            for p in (f for f in findings if sitelinks.content_finding(f)):
+                log.warning(str(p))
+        findings = [f for f in findings if not sitelinks.content_finding(f)]
         if findings:
             self._drop_fresh()
             raise PluginError("gloss audit: the built site holds what is not published:\n"

@@ -5,8 +5,10 @@ of what was measured, as much as the ``.cu`` itself. :func:`included_files` foll
 recursively from a source and returns each file's sha256, which the runner records beside the source's
 own (``Provenance.source_includes``) and :mod:`measure.store.judge` compares with the tree.
 
-Refused, with the line of the ``#include``: a file that is not there (a system header belongs in angle
-brackets, which are not followed: they are the toolkit's, recorded as ``nvcc_version``), a path that
+Angle-bracket includes are followed too when the file lies in the source's folder (the ``-I`` folder the
+runner compiles with, so nvcc takes it before the toolkit's header of the same name); others are the
+toolkit's, recorded as ``nvcc_version``. Refused, with the line of the ``#include``: a quoted file that is
+not there, a path that
 leaves ``code/`` (the commit would not hold what was compiled), and an include written as a macro (its
 file cannot be known without the preprocessor). Comments are skipped, so a commented-out include is not
 followed.
@@ -58,10 +60,15 @@ def directives(text: str) -> list[tuple[int, str | None, str]]:
 
 
 def included_files(root: Path, source_rel: str) -> tuple[dict[str, str], list[Problem]]:
-    """Every file ``source_rel`` includes with quotes, directly or through another: repo-relative path ->
-    sha256 of its bytes, in the order first met. Problems name the including file and line."""
+    """Every file ``source_rel`` includes, directly or through another, that lies under ``code/``:
+    repo-relative path -> sha256 of its bytes, in the order first met. Problems name the including file
+    and line. Files are found as nvcc finds them when the runner compiles (``-I`` the source's own folder,
+    :meth:`measure.gpu.device.Device.nvcc_flags`): a quoted name in the including file's folder, then in
+    the source's folder; a name in angle brackets in the source's folder (a header there shadows the
+    toolkit's), else it is the toolkit's, recorded as ``nvcc_version`` and not followed."""
     code = (root / CODE_DIR).resolve()
     base = root.resolve()
+    include_dir = root / Path(source_rel).parent  # (the -I folder the runner passes)
     found: dict[str, str] = {}
     problems: list[Problem] = []
     todo = [source_rel]
@@ -73,21 +80,30 @@ def included_files(root: Path, source_rel: str) -> tuple[dict[str, str], list[Pr
             problems += unreadable
             continue
         for line, name, written in directives(text):
+            angled = name is None and written.startswith("<") and ">" in written
+            if angled:
+                name = written[1:written.index(">")].strip()
             if name is None:
-                if not written.startswith("<"):
-                    problems.append(
-                        Problem(rel, line, f"'#include {written}' names no file this check can follow",
-                                'write the file name in quotes ("tile.cuh") or angle brackets (<cuda_fp16.h>)')
-                    )
+                problems.append(
+                    Problem(rel, line, f"'#include {written}' names no file this check can follow",
+                            'write the file name in quotes ("tile.cuh") or angle brackets (<cuda_fp16.h>)')
+                )
                 continue
-            target = Path(os.path.normpath(root / Path(rel).parent / name)).resolve()
+            folders = [include_dir] if angled else [root / Path(rel).parent, include_dir]
+            candidates = [Path(os.path.normpath(folder / name)) for folder in folders]
+            hit = next((c for c in candidates if c.is_file()), None)
+            if angled and hit is None:
+                continue  # the toolkit's header
+            target = (hit or candidates[0]).resolve()
             if not target.is_relative_to(code):
+                if angled:
+                    continue  # (a system header found through a path that leaves code/ is the toolkit's)
                 problems.append(
                     Problem(rel, line, f'#include "{name}" leaves {CODE_DIR}/',
                             f"keep headers under {CODE_DIR}/ (they are measured with the source)")
                 )
                 continue
-            if not target.is_file():
+            if hit is None:
                 problems.append(
                     Problem(rel, line, f'#include "{name}": no such file next to {rel}',
                             "add the file, fix the name, or write a toolkit header in angle brackets (<cuda_fp16.h>)")

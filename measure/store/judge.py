@@ -6,8 +6,9 @@ lists; an empty list means the check passed."""
 
 from __future__ import annotations
 
+import math
 import unicodedata
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict
 from pathlib import Path
 from typing import Literal
@@ -36,6 +37,15 @@ STATES: tuple[State, ...] = (
 )
 
 
+def _impossible_time(times: Sequence[float]) -> tuple[int, float] | None:
+    """(index, value) of the first sample no run can have measured: zero, negative, NaN or infinite.
+    Summaries recomputed to match such samples still describe no real run."""
+    for i, t in enumerate(times):
+        if not isinstance(t, (int, float)) or isinstance(t, bool) or not math.isfinite(t) or t <= 0:
+            return i, t
+    return None
+
+
 def tamper_problems(result: Result, rel: str) -> list[Problem]:
     """Every summary and figure must equal what its raw samples give, exactly; no row is there twice."""
     remedy = rerun(result.experiment, result.node) + "; result files are written only by the runner"
@@ -52,6 +62,10 @@ def tamper_problems(result: Result, rel: str) -> list[Problem]:
                     remedy,
                 )
             )
+        bad = _impossible_time(row.samples.times_ms) if row.samples is not None else None
+        if bad is not None:
+            problems.append(Problem(rel, 1, f"tampered: row '{row.kernel}' at {row.size} has sample {bad[0] + 1} of "
+                                            f"{bad[1]!r} ms; a CUDA event time is a positive, finite number", remedy))
     if problems:
         return problems
     try:

@@ -48,6 +48,8 @@ Public API (stable; new things are added, nothing is renamed):
   ceilings experiment, driver memcpy or copy kernel, at any of its sizes), ``fits_in_l2`` and
   ``above_95pct_of_peak`` (both make ``suspect`` true), ``noisy`` (stopping rule not met within
   the time limit), ``n_samples``, ``rel_iqr``.
+- :func:`load_at(root, commit)` -> :class:`ResultSet` or None: the same, as a git commit held the results,
+  specs, sources and node registry (the values a signature made then covered); None when git cannot say.
 - :func:`read_result(path, rel)`: parse one file; :func:`write_result(path, result)`: atomic write;
   :func:`recompute_row(row, provenance, ceilings)`: the summary and figures a row must carry.
 
@@ -355,3 +357,30 @@ def load_all(root: Path, results_dir: str = RESULTS_DIR) -> ResultSet:
                 )
     entries.sort(key=lambda e: (e.experiment, e.node))
     return ResultSet(root, entries, sorted(nodes), declared, spec_problems + node_problems)
+
+
+def load_at(root: Path, commit: str, results_dir: str = RESULTS_DIR) -> ResultSet | None:
+    """:func:`load_all` as ``commit`` held everything it reads (:mod:`measure.store.snapshot`); None when git
+    cannot give that commit. Paths in problems are repo-relative as in :func:`load_all`."""
+    from measure.store import snapshot
+
+    with snapshot.checkout(root, commit) as tmp:
+        if tmp is None:
+            return None
+        found = load_all(tmp, results_dir)
+    return replace(found, root=root)
+
+
+def version_at(root: Path, commit: str) -> str | None:
+    """Which versions of what results are judged by a commit holds (equal for two commits: the same
+    results, judged the same way); None when git cannot say."""
+    from measure.store import snapshot
+
+    return snapshot.key(root, commit)
+
+
+def unchanged_since(root: Path, commit: str = "HEAD") -> bool:
+    """Whether the working copy holds what results are judged by exactly as ``commit`` does."""
+    from measure.store import snapshot
+
+    return snapshot.clean(root, commit)

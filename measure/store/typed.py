@@ -54,7 +54,7 @@ def _kind(data: object) -> str:
     if isinstance(data, int):
         return "a whole number"
     if isinstance(data, float):
-        return "a number"
+        return "NaN" if math.isnan(data) else "an infinite number" if math.isinf(data) else "a number"
     if isinstance(data, str):
         return "a string"
     if isinstance(data, list):

@@ -31,9 +31,11 @@ from mkdocs.config import load_config
 from mkdocs.exceptions import MkDocsException
 
 from site_plugins.cli.audit import expectation
-from site_plugins.publishing import audit, pipeline, sitedir, trusted
+from site_plugins.files.messages import Problem
+from site_plugins.publishing import audit, pipeline, sitedir, sitelinks, trusted
 
 NOT_RUN = "the gloss plugin did not run, so nothing decided what may be published"
+log = logging.getLogger("mkdocs.plugins.gloss")
 
 
 def build_site(config_file: Path, site_dir: Path, *, strict: bool, preview: bool = False,
@@ -67,9 +69,10 @@ def build_site(config_file: Path, site_dir: Path, *, strict: bool, preview: bool
         if not preview:  # after every plugin and hook: the folder as it would be published
             manifest, _ = expectation(config_file, shared)
             findings = audit.audit(fresh, manifest, label=_shown(site_dir, config_file))
-            if findings:
+            _content_findings(plugin, [f for f in findings if sitelinks.content_finding(f)], strict=strict)
+            if gate := [f for f in findings if not sitelinks.content_finding(f)]:
                 raise MkDocsException("gloss audit: the built site holds what is not published:\n"
-                                      + "\n".join(f"  {p}" for p in findings))
+                                      + "\n".join(f"  {p}" for p in gate))
     except (MkDocsException, OSError) as exc:  # Abort, PluginError, ConfigurationError, ...
         shutil.rmtree(fresh, ignore_errors=True)
         return False, None, str(exc) or type(exc).__name__
@@ -90,11 +93,31 @@ def changed_lines(built: pipeline.Build | None) -> list[str]:
             for path, st in sorted(built.states.items()) if st.state == "changed" and st.published]
 
 
+def _content_findings(plugin: object, found: list[Problem], *, strict: bool) -> None:
+    """Dead links and requests to other sites are content problems, as under a plain ``mkdocs build``: logged
+    as warnings, so a strict build fails on them and ``--no-strict`` publishes. (The audit runs here after
+    MkDocs counted its warnings, so the strict abort is said here.) Once the checks found problems, what
+    follows from them in the built pages is not said twice."""
+    checked = getattr(plugin, "checked", None)
+    if not found or checked is None or checked.problems:
+        return
+    for p in found:
+        log.warning(str(p))
+    if strict:
+        raise MkDocsException(f"Aborted with {len(found)} warnings in strict mode!")
+
+
 def _shown(site: Path, config_file: Path) -> str:
     try:
         return site.relative_to(config_file.resolve().parent).as_posix()
     except ValueError:
         return site.as_posix()
+
+
+def _kept(site_dir: Path, existed: bool) -> str:
+    if existed:
+        return f"{site_dir} is unchanged (the last good build stays)"
+    return f"no site was written ({site_dir} does not exist: there is no earlier good build to keep)"
 
 
 def main(argv: list[str]) -> int:
@@ -117,13 +140,21 @@ def main(argv: list[str]) -> int:
     handler.setFormatter(logging.Formatter("%(levelname)-7s -  %(message)s"))
     logger = logging.getLogger("mkdocs")
     logger.addHandler(handler)
+    existed = args.site_dir.exists()
+    from site_plugins.cli.check import config_problem
+
+    bad = config_problem(args.config_file.resolve().parent, args.config_file.name)
+    if bad is not None:
+        print(bad, file=sys.stderr)
+        print(f"gloss build: failed; {_kept(args.site_dir, existed)}", file=sys.stderr)
+        return 1
     try:
         ok, built, why = build_site(args.config_file, args.site_dir, strict=args.strict, preview=args.preview)
     finally:
         logger.removeHandler(handler)
     if not ok:
         print(f"gloss build: {why}", file=sys.stderr)
-        print(f"gloss build: failed; {args.site_dir} is unchanged (the last good build stays)", file=sys.stderr)
+        print(f"gloss build: failed; {_kept(args.site_dir, existed)}", file=sys.stderr)
         return 1
     for line in changed_lines(built):
         print(line)

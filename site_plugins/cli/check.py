@@ -16,6 +16,7 @@ from typing import Any
 
 import yaml
 
+from site_plugins.files.messages import Problem
 from site_plugins.links import evidence
 from site_plugins.publishing import checks, trusted
 
@@ -26,6 +27,29 @@ class _ConfigLoader(yaml.SafeLoader):
 
 _ConfigLoader.add_multi_constructor("!", lambda loader, suffix, node: None)
 _ConfigLoader.add_multi_constructor("tag:yaml.org,2002:python/", lambda loader, suffix, node: None)
+
+
+def config_problem(root: Path, config_file: str = "mkdocs.yml") -> Problem | None:
+    """The ``path:line:`` problem of a config file YAML cannot read (None when it reads, or is absent), for
+    ``gloss check`` and ``gloss build`` alike (MkDocs' own message names no line in that form)."""
+    path = root / config_file
+    if not path.is_file():
+        return None
+    try:
+        yaml.load(path.read_text(encoding="utf-8"), Loader=_ConfigLoader)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        if exc.context_mark and "end of stream" in (exc.problem or ""):  # an unclosed quote: where it opens
+            mark = exc.context_mark
+        opened = (f" ({exc.context} that starts on line {exc.context_mark.line + 1})"
+                  if exc.context and exc.context_mark else "")
+        return Problem(config_file, mark.line + 1 if mark else 1, f"not valid YAML: {exc.problem or exc}{opened}",
+                       "fix the YAML there (MkDocs and gloss read this file alike)")
+    except yaml.YAMLError as exc:
+        return Problem(config_file, 1, f"not valid YAML: {exc}", "fix the YAML there")
+    except (OSError, UnicodeDecodeError) as exc:
+        return Problem(config_file, 1, f"cannot be read ({exc})", "save it as UTF-8 text")
+    return None
 
 
 def options(root: Path, config_file: str = "mkdocs.yml", *, preview: bool = False) -> checks.Options:
@@ -63,6 +87,10 @@ def main(argv: list[str]) -> int:
         print(f"gloss check: no {args.config_file} at {root / args.config_file}; run in the project root or "
               "pass --root", file=sys.stderr)
         return 2
+    if (bad := config_problem(root, args.config_file)) is not None:
+        print(bad)
+        print("1 problem(s): the config cannot be read, so nothing else was checked", file=sys.stderr)
+        return 1
     try:
         opts = options(root, args.config_file, preview=args.preview)
     except (yaml.YAMLError, OSError, UnicodeDecodeError, ValueError, TypeError, AttributeError) as exc:

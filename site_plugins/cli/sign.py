@@ -86,9 +86,10 @@ def _signer(reg: signoff.Registry, keyfile: str, name: str | None) -> signoff.Pe
 
 
 def _sign(args: argparse.Namespace) -> int:
-    project = load_project(args.root, args.docs_dir)
+    project = load_project(args.root, args.docs_dir, check=True)
     paths = entry_paths(project, args.paths)
     try:
+        found = _checked(project)
         reg = _registry(project.root)
         keyfile = _signing_key(project.root, args.key)
         person = _signer(reg, keyfile, args.name)
@@ -108,7 +109,7 @@ def _sign(args: argparse.Namespace) -> int:
             except signoff.Refused as exc:
                 refused.append(str(exc))
                 continue
-            if (why := _unsignable(project, path)) is not None:
+            if (why := _unsignable(project, path, found.get(path, []))) is not None:
                 refused.append(why)
                 continue
             todo.append(s)
@@ -132,8 +133,19 @@ def _sign(args: argparse.Namespace) -> int:
     return 0
 
 
-def _unsignable(project: Project, path: str) -> str | None:
-    problems = project.entry_problems(path)
+def _checked(project: Project) -> dict[str, list[Problem]]:
+    """Per entry path, the problems ``gloss check`` prints for its working copy: one function
+    (:func:`site_plugins.publishing.checks.run`) decides them for the check, the build and this command."""
+    from site_plugins.publishing import entrycheck
+
+    out: dict[str, list[Problem]] = {}
+    for p in project.checked or []:
+        if not entrycheck.of_signed_version(p):  # (what is signed now is the working copy)
+            out.setdefault(p.path, []).append(p)
+    return out
+
+
+def _unsignable(project: Project, path: str, problems: list[Problem]) -> str | None:
     if path in project.unparsed and not problems:
         problems = [Problem(path, 1, "the entry could not be read", "run gloss check")]
     if problems:

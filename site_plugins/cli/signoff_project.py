@@ -9,9 +9,10 @@ Also the words and time stamps those commands print.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import glob
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -24,6 +25,7 @@ from site_plugins.signoff.signable import Signable
 
 if TYPE_CHECKING:
     from site_plugins.content import Content
+    from site_plugins.publishing import pipeline
 
 STATE_WORDS = {"draft": "draft", "awaiting-review": "awaiting review", "signed": "signed",
                "changed": "changed since sign-off"}
@@ -45,18 +47,20 @@ class Project:
     problems: list[Problem]  # content problems (the build's checks)
     signables: dict[str, Signable]  # path -> what a sign-off of it covers now
     signable_at: signoff.SignableAt
-    entry_problems: Callable[[str], list[Problem]]
     unparsed: dict[str, str]  # path -> text, for entry files the content model could not parse
     empty: set[str]  # entries with no body text
     unreadable: dict[str, Problem]  # path -> why, for entry files with no text to show, sign or compare
+    checked: list[Problem] | None = None  # what gloss check prints (load_project(check=True))
 
     def known(self, path: str) -> bool:
         """Whether ``path`` is a term or lesson file (readable or not)."""
         return path in self.signables or path in self.unparsed or path in self.unreadable
 
 
-def load_project(root: Path, docs_dir: str) -> Project:
-    """Read the project under ``root`` once; :class:`UsageError` when ``root/docs_dir`` is not a folder."""
+def load_project(root: Path, docs_dir: str, *, check: bool = False) -> Project:
+    """Read the project under ``root`` once; :class:`UsageError` when ``root/docs_dir`` is not a folder.
+    ``check``: through every check the build runs (:func:`site_plugins.publishing.checks.run`, as
+    ``gloss check``), their problems in :attr:`Project.checked`, in the same one pass."""
     from site_plugins import measured
     from site_plugins.cli.check import options as check_options
     from site_plugins.content import load_content
@@ -65,12 +69,17 @@ def load_project(root: Path, docs_dir: str) -> Project:
     root = root.resolve()
     if not (root / docs_dir).is_dir():
         raise UsageError(f"no content folder at {root / docs_dir}; run in the project root or pass --root")
-    content, problems = load_content(root, docs_dir)
-    # Prose figures come from the node mkdocs.yml names, as in the build: the same values, the same fingerprint.
-    view = measured.load_view(root, check_options(root).default_node)
-    # One pass: each entry is expanded and its code read once, for its fingerprint and its checks.
-    staged = {e.path: pipeline.stage(root, e, view) for e in content.entries()}
-    signables = {e.path: pipeline.signable(root, e, view, staged[e.path]) for e in content.entries()}
+    checked: list[Problem] | None = None
+    if check:
+        build, checked = _checks(root, docs_dir)
+        content, problems, view, signables = build.content, build.problems, build.view, build.signables
+        assert view is not None
+    else:
+        content, problems = load_content(root, docs_dir)
+        # Prose figures come from the node mkdocs.yml names, as in the build: the same values, the same fingerprint.
+        view = measured.load_view(root, check_options(root).default_node)
+        # One pass: each entry is expanded and its code read once, for its fingerprint.
+        signables = {e.path: pipeline.signable(root, e, view) for e in content.entries()}
     unparsed: dict[str, str] = {}
     unreadable: dict[str, Problem] = {}
     for sub in ("terms", "lessons"):
@@ -87,19 +96,27 @@ def load_project(root: Path, docs_dir: str) -> Project:
                     unparsed[path] = text
                 else:
                     unreadable[path] = why[0]
-    by_path: dict[str, list[Problem]] = {}
-    for p in problems:
-        by_path.setdefault(p.path, []).append(p)
-
-    def entry_problems(path: str) -> list[Problem]:
-        found = list(by_path.get(path, []))
-        if path in staged:
-            found += staged[path].facts.problems + staged[path].excerpt_problems
-        return sorted(set(found))
-
     empty = {e.path for e in content.entries() if not e.body.strip()}
     return Project(root, docs_dir, content, problems, signables, pipeline.signable_at(root, view, content),
-                   entry_problems, unparsed, empty, unreadable)
+                   unparsed, empty, unreadable, checked)
+
+
+def _checks(root: Path, docs_dir: str) -> tuple[pipeline.Build, list[Problem]]:
+    import yaml
+
+    from site_plugins.cli import check as cli_check
+    from site_plugins.links import evidence
+    from site_plugins.publishing import checks
+
+    try:
+        opts = dataclasses.replace(cli_check.options(root), docs_dir=docs_dir)
+    except (yaml.YAMLError, OSError, UnicodeDecodeError, ValueError, TypeError, AttributeError) as exc:
+        raise UsageError(f"cannot read mkdocs.yml: {exc}") from exc
+    try:
+        done = checks.run(root, opts, keep_signables=True)
+    except evidence.EvidenceError as exc:
+        raise UsageError(f"{exc}\n(gloss check stops there too)") from exc
+    return done.build, done.problems
 
 
 def all_signables(project: Project) -> list[Signable]:

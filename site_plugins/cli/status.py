@@ -8,6 +8,8 @@ from __future__ import annotations
 import argparse
 import difflib
 import json
+import math
+import re
 import shutil
 import sys
 import textwrap
@@ -56,7 +58,10 @@ def _status(args: argparse.Namespace) -> int:
                 "author": served.author.name, "reviewer": served.reviewer.name if served.reviewer else None,
                 "written_on": stamp(served.author.on),
                 "reviewed_on": stamp(served.reviewer.on) if served.reviewer else None}
-        rows.append({"path": a.path, "state": a.state, "published": st.published,
+        moved = None
+        if st.recovered is not None and "measured values" in a.changed and a.path in project.signables:
+            moved = numbers_moved(st.recovered.signable.shown_values, project.signables[a.path].shown_values)
+        rows.append({"path": a.path, "state": a.state, "published": st.published, "numbers_moved": moved,
                      "readable": a.path not in project.unparsed, "fingerprint": a.fingerprint,
                      "author": _sig_json(a.author, reg, a.fingerprint),
                      "reviewer": _sig_json(a.reviewer, reg, a.fingerprint),
@@ -65,7 +70,7 @@ def _status(args: argparse.Namespace) -> int:
     # An entry file that cannot be read has no content to sign or publish: a draft, with its problem.
     for path, why in project.unreadable.items():
         rows.append({"path": path, "state": "draft", "published": False, "readable": False, "fingerprint": None,
-                     "author": None, "reviewer": None, "missing": ["a readable entry file"],
+                     "numbers_moved": None, "author": None, "reviewer": None, "missing": ["a readable entry file"],
                      "changed": [], "published_version": None})
         problems.append(why)
     rows.sort(key=lambda r: r["path"])
@@ -77,6 +82,38 @@ def _status(args: argparse.Namespace) -> int:
         for p in problems:
             print(p, file=sys.stderr)
     return 1 if problems else 0
+
+
+_NUMBER = re.compile(r"-?\d[\d,]*(?:\.\d+)?(?:[eE][-+]?\d+)?")
+
+
+def numbers_moved(signed: Sequence[str], now: Sequence[str]) -> dict[str, Any] | None:
+    """The largest relative change between the values an entry showed when signed and those it shows now,
+    value by value in page order: ``largest_change`` (-0.2 is 20 % lower), the value as ``signed`` and
+    ``now``; None when no value moved. Values that do not pair up (the text changed their number) count
+    as moved without a size (``largest_change`` None)."""
+    best: tuple[float, str, str] | None = None
+    for old, new in zip(signed, now, strict=False):
+        # (each value is recorded as "experiment/size/node row column: figure")
+        a, b = _NUMBER.search(old.rsplit(": ", 1)[-1]), _NUMBER.search(new.rsplit(": ", 1)[-1])
+        if old == new or a is None or b is None:
+            continue
+        x, y = float(a.group().replace(",", "")), float(b.group().replace(",", ""))
+        change = (y - x) / abs(x) if x else float("inf")
+        if best is None or abs(change) > abs(best[0]):
+            best = (change, old, new)
+    if best is None:
+        if len(signed) == len(now):
+            return None
+        return {"largest_change": None, "signed": f"{len(signed)} values", "now": f"{len(now)} values"}
+    size = round(best[0], 6) if math.isfinite(best[0]) else None
+    return {"largest_change": size, "signed": best[1], "now": best[2]}
+
+
+def _moved_words(moved: dict[str, Any]) -> str:
+    change = moved["largest_change"]
+    size = f"the largest by {change * 100:+.1f} % " if change is not None else ""
+    return f"re-sign: its numbers moved, {size}({moved['signed']} signed, {moved['now']} now)"
 
 
 def _who(sig: dict[str, Any] | None) -> str:
@@ -98,8 +135,12 @@ def _notes(row: dict[str, Any]) -> list[str]:
             parts.append(f"changed{what}; published: the version signed {pv['reviewed_on'][:10]}{commit}")
         else:
             parts.append(f"changed{what}; signed version not in git: unpublished")
+    if row.get("numbers_moved"):
+        parts.append(_moved_words(row["numbers_moved"]))
     # A draft's usual two missing sign-offs are what "draft" means (the footer says so); anything else is news.
-    if row["missing"] and not (row["state"] == "draft" and tuple(row["missing"]) == DRAFT_MISSING):
+    # (Numbers that moved say what a re-sign needs.)
+    if row["missing"] and not (row["state"] == "draft" and tuple(row["missing"]) == DRAFT_MISSING) \
+            and not row.get("numbers_moved"):
         parts.append("missing: " + "; ".join(row["missing"]))
     return parts
 
@@ -127,6 +168,10 @@ def _print_table(rows: list[dict[str, Any]]) -> None:
     published = sum(1 for r in rows if r["published"])
     print(f"\n{len(rows)} entries: {counts['signed']} signed, {counts['changed']} changed since sign-off, "
           f"{counts['awaiting-review']} awaiting review, {counts['draft']} draft; {published} published")
+    moved = sum(1 for r in rows if r.get("numbers_moved"))
+    if moved:
+        print(f"{moved} {'entry waits' if moved == 1 else 'entries wait'} for re-sign because "
+              f"{'its' if moved == 1 else 'their'} numbers moved: gloss diff PATH shows them")
     if counts["draft"]:
         print("A draft needs its author's sign-off, then a review by someone else: gloss sign PATH --as author")
 

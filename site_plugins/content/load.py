@@ -71,11 +71,36 @@ def _parse(kind: Kind, path: str, src_uri: str, text: str) -> tuple[Entry | None
     deep = yaml_strings_problem(node, path) or nesting_problem(fm.body(text), path, fm.body_line)
     if deep:  # Python-Markdown would recurse past its stack on it: the entry is never handed to MkDocs
         return None, [deep]
+    typed = _typed_title(node, path)
+    if typed:
+        return None, [typed]
     schema: type[TermMeta] | type[LessonMeta] = TermMeta if kind == "term" else LessonMeta
     value, problems = build(schema, node, path)
     if value is None:
         return None, problems
     return Entry(kind, stem, path, src_uri, text, value, fm.body_start, fm.body_line), problems
+
+
+def _typed_title(node: object, path: str) -> Problem | None:
+    """MkDocs reads ``title`` from the front matter itself (the page's title, its navigation label), with a
+    YAML loader of its own: a title YAML reads as a date, a number or a boolean would be shown as MkDocs
+    formats that value (``1e3`` as 1000.0), not as written, so every page would disagree with the signed
+    text. Only text is a title."""
+    import yaml
+
+    if not isinstance(node, yaml.MappingNode):
+        return None
+    for key, value in node.value:
+        if isinstance(key, yaml.ScalarNode) and key.value == "title" and isinstance(value, yaml.ScalarNode):
+            tag = value.tag.rsplit(":", 1)[-1]
+            kind = {"timestamp": "a date", "int": "a number", "float": "a number", "bool": "true or false",
+                    "null": "nothing (null)"}.get(tag)  # (an explicit tag: the schema's message)
+            if kind is not None and not value.style:
+                shown = value.value.replace('"', '\\"')
+                return Problem(path, value.start_mark.line + 1, f"the title '{value.value}' is read by YAML as {kind}, "
+                                                                 "not as text",
+                               f'quote it: title: "{shown}"')
+    return None
 
 
 def _markdown_files(folder: Path) -> Iterator[Path]:

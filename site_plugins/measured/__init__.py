@@ -126,7 +126,7 @@ from __future__ import annotations
 from site_plugins.measured.comparepage import comparison_page
 from site_plugins.measured.comparison import PAGE as COMPARISON_PAGE
 from site_plugins.measured.expand import DIRECTIVES, Expansion, expand, lint_figures
-from site_plugins.measured.load import load_view
+from site_plugins.measured.load import load_view, load_view_at, results_unchanged, results_version
 from site_plugins.measured.model import ResultsView
 from site_plugins.measured.page import measurements_page
 from site_plugins.measured.rooflinepage import roofline_page
@@ -143,6 +143,9 @@ __all__ = [
     "expand",
     "lint_figures",
     "load_view",
+    "load_view_at",
     "measurements_page",
+    "results_unchanged",
+    "results_version",
     "roofline_page",
 ]

@@ -452,16 +452,28 @@ def _marked(raw: str) -> str:
     return f'<mark class="gloss-measured-problem">{render._inline(raw)}</mark>'
 
 
-def lint_figures(text: str, *, path: str, first_line: int) -> list[Problem]:
+def lint_figures(text: str, *, path: str, first_line: int, lede: str | None = None) -> list[Problem]:
     """Hand-typed figures in text that is shown but never expanded (a term's definition, a lesson's
-    summary): the same rule and words as in a body, where no directive can supply the number."""
+    summary): the same rule and words as in a body, where no directive can supply the number. ``lede``:
+    the front-matter key the text comes from; no directive is expanded there, so the remedy says to move
+    the figure to the body, and a directive written there is a problem of its own (it would show as written)."""
     lines = text.split("\n")
     out = []
     prose: dict[int, list[tuple[int, int]]] = {}
+
+    def problem(line: int, figure: str) -> Problem:
+        if lede is None:
+            return lint.figure_problem(path, line, figure)
+        return Problem(path, line, f"hand-typed figure '{figure}' in the {lede}", lint.lede_remedy(lede))
+
     for seg in prose_segments(lines):
         prose.setdefault(seg.line, []).append((seg.start, seg.end))
         for m in lint.FIGURE.finditer(lines[seg.line], seg.start, seg.end):
-            out.append(lint.figure_problem(path, first_line + seg.line, m.group(0)))
-    out += [lint.figure_problem(path, first_line + line, number)
-            for line, _, number in _continuations(lines, prose, {})]
+            out.append(problem(first_line + seg.line, m.group(0)))
+        if lede is not None:
+            out += [Problem(path, first_line + seg.line, f"directive '{raw}' in the {lede}, which is shown as "
+                                                         "written: no directive is expanded there",
+                            lint.lede_remedy(lede))
+                    for raw in (lines[seg.line][a:b] for a, b, _ in find_directives(lines[seg.line], seg))]
+    out += [problem(first_line + line, number) for line, _, number in _continuations(lines, prose, {})]
     return sorted(out, key=lambda p: p.line)

@@ -1,6 +1,7 @@
 """The hand-typed-figure lint: a measurement figure in prose must come from a reference.
 
-A number followed by a measurement unit (GB/s, TB/s, ms, µs, ns, GFLOP/s, TFLOP/s and their
+A number followed by a measurement unit (:data:`UNITS`: bandwidth, arithmetic intensity, throughput, time,
+frequency, cycles, size and power, e.g. GB/s, FLOP/byte, TFLOP/s, µs, GHz, cycles, KiB, W, and their
 spellings: "8 TB/sec", "3 TB per second", "12 microseconds"), a multiplier ("1.9x", "3× faster"), a
 percentage ("57.1 percent", "57.1 %") or a bare number that continues a figure in the same sentence
 ("65.2 GB/s become 118.6") in a page body is a problem unless it is produced by ``{{ value }}`` /
@@ -15,11 +16,24 @@ import re
 
 from site_plugins.files.messages import Problem
 
-UNIT = (
-    r"(?:[KMGTP]i?B(?:/sec|/s|ps|[ \t]per[ \t]second)|"
-    r"(?:kilo|mega|giga|tera|peta)bytes?(?:/sec|/s|[ \t]per[ \t]second)|"
-    r"[GTP]FLOP(?:/s|[ \t]per[ \t]second)|[GTP]FLOPS|[mµμun]s|(?:milli|micro|nano)seconds?|(?:msec|usec|nsec)s?)"
+# Every unit a measured or quoted figure may carry, declared once by family: FIGURE (prose), the table
+# header check and the tests (every unit a page renders, site_plugins.measured.fmt, is one) derive from it.
+# Alternatives are tried in order and a figure must end at a word boundary, so "TB/s" is read as a
+# bandwidth, not as the size "TB" followed by "/s".
+_SI = "(?:kilo|mega|giga|tera|peta|kibi|mebi|gibi|tebi)"
+UNITS: tuple[tuple[str, str], ...] = (
+    ("bandwidth", r"[KMGTP]i?B(?:/sec|/s|ps|[ \t]per[ \t]second)"),
+    ("bandwidth", rf"{_SI}?bytes?(?:/sec|/s|[ \t]per[ \t]second)"),
+    ("arithmetic intensity", r"FLOPs?(?:/byte|/B|[ \t]per[ \t]byte)|bytes?/FLOP|B/FLOP"),
+    ("throughput", r"[KMGTP]?FLOP(?:/s|[ \t]per[ \t]second)|[KMGTP]FLOPS|[KMGT]?IOPS|[GT]OPS"),
+    # (seconds unprefixed are not: "3 s to compile" is how long a step takes, not a figure of the GPU)
+    ("time", r"[mµμunp]s|(?:milli|micro|nano|pico)seconds?|(?:msec|usec|nsec)s?"),
+    ("frequency", r"[kKMGT]?Hz|(?:kilo|mega|giga)?hertz"),
+    ("cycles", r"(?:clock[ \t])?cycles?|clocks?|clks?"),
+    ("size", rf"[KMGTP]i?B|{_SI}bytes?"),
+    ("power", r"[kKm]?W|(?:kilo|milli)?watts?"),
 )
+UNIT = "(?:" + "|".join(f"(?:{alternatives})" for _, alternatives in UNITS) + ")"
 _SEP = r"(?:[ \t\u00a0\u202f]|&nbsp;|&#160;)?"
 _NUM = r"\d+(?:[.,]\d+)*(?:[eE][-+]?\d+)?"
 # Words that make an integer multiplier ("3× faster", "a 4x speedup") a performance claim; a bare "4x"
@@ -32,8 +46,11 @@ _MULTIPLIER = (rf"\d+\.\d+{_SEP}[x×](?![\w/])(?!{_SEP}\d)|"
 _PERCENT = rf"(?!(?:100|0)(?:\.0+)?{_SEP}(?:%|percent|per[ \t]cent)){_NUM}{_SEP}(?:%|percent\b|per[ \t]cent\b)"
 # A number (with optional decimal part or thousands groups), optional space, a unit, then no more word;
 # or a multiplier; or a percentage.
+# A power of two in a binary unit ("a 256 MiB buffer", "4 KiB pages") is how a chosen size is written,
+# as a bare "4x" is a chosen factor: not a figure. Any other size ("228 KB", "50 MB", "227 KiB") is one.
+_CHOSEN_SIZE = rf"(?:{'|'.join(str(2 ** k) for k in range(16, -1, -1))}){_SEP}[KMGT]iB(?![\w/])"
 FIGURE = re.compile(
-    rf"(?<![\w.])(?:({_NUM}){_SEP}(" + UNIT + rf")(?![\w/])|{_MULTIPLIER}|{_PERCENT})",
+    rf"(?<![\w.])(?!{_CHOSEN_SIZE})(?:({_NUM}){_SEP}(" + UNIT + rf")(?![\w/])|{_MULTIPLIER}|{_PERCENT})",
     re.IGNORECASE,
 )
 _UNIT_ONLY = re.compile(r"(?<![\w])" + UNIT + r"(?![\w])", re.IGNORECASE)
@@ -47,6 +64,12 @@ def remedy(figure: str) -> str:
         "take it from a result with {{ value EXPERIMENT row=KERNEL col=COLUMN }} (or {{ ratio ... }}), "
         f'or quote a cited source with {{{{ cited "{quoted}" source="SOURCE TITLE" }}}}'
     )
+
+
+def lede_remedy(key: str) -> str:
+    """How to fix a figure in a definition or summary, which no directive can supply (it is never expanded)."""
+    return (f"a {key} is shown as written (tooltips, the A–Z, search), so keep it free of figures: say it in words "
+            "and give the figure in the body, from a result with {{ value ... }} or a source with {{ cited ... }}")
 
 
 def figure_problem(path: str, line: int, figure: str) -> Problem:

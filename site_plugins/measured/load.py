@@ -37,7 +37,29 @@ MIB = 1024 * 1024
 def load_view(root: Path, default_node: str | None = None) -> ResultsView:
     """Every (experiment, node) the results module knows of, judged, as page-ready data. ``default_node``:
     the node whose figures prose quotes where an entry names none (the gloss plugin's option)."""
-    result_set = rs.load_all(root)
+    return _view(root, rs.load_all(root), default_node=default_node)
+
+
+def load_view_at(root: Path, commit: str, default_node: str | None = None) -> ResultsView | None:
+    """:func:`load_view` as git commit ``commit`` held the results and what they are judged by (the values
+    an entry signed then showed); None when git cannot give that commit."""
+    result_set = rs.load_at(root, commit)
+    # (Its problems are history: only the values it shows count, and the build reports today's problems.)
+    return _view(root, result_set, problems=False, default_node=default_node) if result_set is not None else None
+
+
+def results_version(root: Path, commit: str) -> str | None:
+    """Which versions of the results and what judges them a commit holds (:func:`rs.version_at`)."""
+    return rs.version_at(root, commit)
+
+
+def results_unchanged(root: Path, commit: str = "HEAD") -> bool:
+    """Whether the working copy holds the results and what judges them as ``commit`` does."""
+    return rs.unchanged_since(root, commit)
+
+
+def _view(root: Path, result_set: rs.ResultSet, *, problems: bool = True,
+          default_node: str | None = None) -> ResultsView:
     results = tuple(_result(root, e) for e in result_set.entries)
     nodes, _ = load_nodes(root)  # its problems are among the result set's
     return ResultsView(
@@ -45,8 +67,8 @@ def load_view(root: Path, default_node: str | None = None) -> ResultsView:
         results=results,
         nodes=tuple(result_set.nodes),
         experiments=tuple(sorted(result_set.declared)),
-        setup_problems=tuple(result_set.setup_problems),
-        problems=tuple(audit.problems(result_set, nodes)),
+        setup_problems=tuple(result_set.setup_problems) if problems else (),
+        problems=tuple(audit.problems(result_set, nodes)) if problems else (),
         gpus={name: n.gpu for name, n in nodes.items()},
         default_node=default_node,
     )

@@ -28,13 +28,13 @@ import html
 import json
 import os
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from html.parser import HTMLParser
 from pathlib import Path
 
 from site_plugins.files.messages import Problem
-from site_plugins.publishing import signedtext
+from site_plugins.publishing import forkmap, pagetext, signedtext, sitelinks
+from site_plugins.publishing.fasttags import FastTags
 from site_plugins.publishing.urlkeys import key, target_key
 
 REMEDY = ("publish only what `gloss build` stages: sign the entry, or declare the file under the gloss plugin's "
@@ -65,6 +65,7 @@ class Manifest:
     asset_dirs: tuple[tuple[str, Path], ...] = ()
     digests: Mapping[str, str] = field(default_factory=dict)  # site path -> sha256 of the bytes to publish
     text: signedtext.Expected | None = None  # what each page must show and no page may (signedtext)
+    theme_urls: tuple[str, ...] = ()  # URL prefixes the theme's templates request themselves (sitelinks)
     page_keys: frozenset[str] = field(init=False)  # for links: any spelling of a page
     page_files: frozenset[str] = field(init=False)  # for the site's own files: the exact paths
     page_uris: Mapping[str, str] = field(init=False)  # site path of a page's HTML -> its docs path
@@ -84,17 +85,18 @@ def page_files(uri: str) -> tuple[str, ...]:
     return (f"{stem}/index.html", f"{stem}.html")
 
 
-class _Links(HTMLParser):
-    """Every URL a page names: (line, tag, attribute, value); ``base`` from ``<base href>``."""
+class Collector:
+    """Every URL a page names: (line, tag, attribute, value) in ``found``; ``base`` from ``<base href>``;
+    ``markers``: (line, content) of each ``<meta name="gloss-entry">`` (signedtext). A
+    :class:`site_plugins.publishing.pagetext.Observer`, so the page is parsed once for its text and these."""
 
     def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
         self.found: list[tuple[int, str, str, str]] = []
         self.base: str | None = None
+        self.markers: list[tuple[int, str]] = []
         self._style = False
 
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        line = self.getpos()[0]
+    def start(self, tag: str, attrs: list[tuple[str, str | None]], line: int) -> None:
         values = {k.lower(): v or "" for k, v in attrs}
         if tag == "base" and "href" in values and self.base is None:
             self.base = values["href"]
@@ -102,6 +104,8 @@ class _Links(HTMLParser):
             m = _REFRESH.search(values.get("content", ""))
             if m:
                 self.found.append((line, tag, "content", m.group(1)))
+        if tag == "meta" and values.get("name", "").lower() == signedtext.MARKER:
+            self.markers.append((line, " ".join(values.get("content", "").split())))
         for name, value in values.items():
             if name in _URL_ATTRS:
                 parts = [p.strip().split()[0] for p in value.split(",") if p.strip()] if name.endswith("srcset") \
@@ -113,30 +117,53 @@ class _Links(HTMLParser):
                 self.found += [(line, tag, "srcdoc", v) for _, _, _, v in links(value)[0]]
         self._style = tag == "style"
 
+    def data(self, data: str, line: int) -> None:
+        if self._style:
+            self.found += [(line, "style", "url", m.group(2)) for m in _CSS_URL.finditer(data)]
+
+    def end(self, tag: str) -> None:
+        self._style = False
+
+
+class _Links(FastTags):
+    """A :class:`Collector` fed by a parser of its own (search records, ``srcdoc``)."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.collector = Collector()
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.collector.start(tag, attrs, self.getpos()[0])
+
     handle_startendtag = handle_starttag
 
     def handle_data(self, data: str) -> None:
-        if self._style:
-            line = self.getpos()[0]
-            self.found += [(line, "style", "url", m.group(2)) for m in _CSS_URL.finditer(data)]
+        self.collector.data(data, self.getpos()[0])
 
     def handle_endtag(self, tag: str) -> None:
-        self._style = False
+        self.collector.end(tag)
 
 
 def links(markup: str) -> tuple[list[tuple[int, str, str, str]], str | None]:
     parser = _Links()
     parser.feed(markup)
     parser.close()
-    return parser.found, parser.base
+    return parser.collector.found, parser.collector.base
 
 
-def link_problems(label: str, page: str, markup: str, manifest: Manifest) -> list[Problem]:
-    """A problem per URL in ``markup`` (from the site path ``page``) that names a withheld file."""
+def link_problems(label: str, page: str, markup: str, manifest: Manifest,
+                  present: frozenset[str] | None = None, collected: Collector | None = None) -> list[Problem]:
+    """A problem per URL in ``markup`` (from the site path ``page``) that names a withheld file; with
+    ``present`` (the keys of every file of the site), also per link to a file the site does not have and per
+    request to another site (:mod:`site_plugins.publishing.sitelinks`). ``collected``: the page's URLs, when
+    its one pass already found them."""
     out = []
-    found, base = links(markup)
-    for line, tag, attr, value in found:
-        k = target_key(value, page, manifest.site_url, base)
+    found, base = (collected.found, collected.base) if collected is not None else links(markup)
+    keys = [target_key(value, page, manifest.site_url, base) for _, _, _, value in found]
+    if present is not None:
+        alive = [None if k in manifest.withheld else k for k in keys]  # (a withheld target: its own finding)
+        out += sitelinks.problems(label, found, alive, present, manifest.site_url, manifest.theme_urls)
+    for (line, tag, attr, value), k in zip(found, keys, strict=True):
         if k is not None and k in manifest.withheld and k not in manifest.page_keys:
             out.append(Problem(label, line, f"<{tag} {attr}> points to '{value.strip()}', which is "
                                             f"{manifest.withheld[k]}, not published", LINK_REMEDY))
@@ -156,7 +183,12 @@ def audit(site: Path, manifest: Manifest, label: str | None = None) -> list[Prob
     """Every finding in ``site`` (each reported as ``label/site-path``), sorted; none means clean."""
     prefix = (label if label is not None else site.as_posix()).rstrip("/")
     out: list[Problem] = []
-    for rel, linked in walk(site):
+    listing = list(walk(site))
+    # (A dead link's target is none of these; the site's own address counts, home page or not: a theme
+    # links it from every page, and a site without a home page is no reason to fail every page.)
+    present = frozenset({"", *(key(rel) for rel, linked in listing if not linked)})
+    pages: list[str] = []
+    for rel, linked in listing:
         where = f"{prefix}/{rel}"
         path = site / rel
         if linked:
@@ -164,13 +196,7 @@ def audit(site: Path, manifest: Manifest, label: str | None = None) -> list[Prob
             continue
         lower = rel.casefold()
         if lower.endswith((".html", ".htm", ".xhtml")):
-            if rel not in manifest.page_files and rel not in THEME_PAGES:  # (TERMS/X/ is another page)
-                out.append(Problem(where, 1, "a page that is neither site chrome nor a published entry", REMEDY))
-            markup = decode(path.read_bytes())
-            out += link_problems(where, rel, markup, manifest)
-            if manifest.text is not None:
-                out += signedtext.page_problems(where, manifest.page_uris.get(rel), markup, manifest.text,
-                                                theme_page=rel in THEME_PAGES)
+            pages.append(rel)
         elif rel in SEARCH_INDEXES:
             out += _search_problems(where, path, manifest)
         elif rel in SITEMAPS:
@@ -183,7 +209,26 @@ def audit(site: Path, manifest: Manifest, label: str | None = None) -> list[Prob
         elif not _is_asset(rel, path, manifest.asset_dirs):
             out.append(Problem(where, 1, "a file that is neither a theme asset, site chrome nor a published "
                                          "entry's file", REMEDY))
+
+    def check(rels: Sequence[str]) -> list[Problem]:
+        return [p for rel in rels for p in _page_problems(site, rel, f"{prefix}/{rel}", manifest, present)]
+
+    out += forkmap.run(check, pages)  # (each page on its own: on every core, for a large site)
     return sorted(set(out))
+
+
+def _page_problems(site: Path, rel: str, where: str, manifest: Manifest, present: frozenset[str]) -> list[Problem]:
+    out = []
+    if rel not in manifest.page_files and rel not in THEME_PAGES:  # (TERMS/X/ is another page)
+        out.append(Problem(where, 1, "a page that is neither site chrome nor a published entry", REMEDY))
+    markup = decode((site / rel).read_bytes())
+    collected = Collector()
+    text = pagetext.read(markup, collected)  # one pass: the page's text, its URLs and markers
+    out += link_problems(where, rel, markup, manifest, present, collected)
+    if manifest.text is not None:
+        out += signedtext.page_problems(where, manifest.page_uris.get(rel), markup, manifest.text,
+                                        text=text, markers=collected.markers, theme_page=rel in THEME_PAGES)
+    return out
 
 
 def decode(data: bytes) -> str:

@@ -21,12 +21,12 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from site_plugins import measured
-from site_plugins.content import md_links, normalise, source_urls
+from site_plugins.content import source_urls
 from site_plugins.files import mdnesting, schema, textfile
 from site_plugins.files.messages import Problem
 from site_plugins.links import evidence
 from site_plugins.measured.resolve import hint
-from site_plugins.publishing import images, pipeline, render, staging
+from site_plugins.publishing import entrycheck, images, pipeline, render, staging
 
 
 @dataclass(frozen=True)
@@ -54,34 +54,7 @@ class Checked:
     staged: staging.Plan = field(default_factory=staging.Plan)  # all the engine may read (site_plugins/staging)
 
 
-_FENCE = re.compile(r"^(?P<f>`{3,}|~{3,}).*?^(?P=f)[ \t]*$", re.M | re.S)
-_CODE_SPAN = re.compile(r"(`+)(?!`).+?(?<!`)\1(?!`)", re.S)
 _FRONT = re.compile(r"\A-{3}[ \t]*\n(?P<yaml>.*?\n)?(?:-{3}|\.{3})[ \t]*(?:\n|\Z)", re.S)
-
-
-def _blank_code(text: str) -> str:
-    """``text`` with code blocks and spans blanked (line breaks kept), so links shown as code are not links."""
-    def blank(m: re.Match[str]) -> str:
-        return re.sub(r"[^\n]", " ", m.group())
-
-    return _CODE_SPAN.sub(blank, _FENCE.sub(blank, text))
-
-
-def link_problems(path: str, src_uri: str, body: str, first_line: int, exists: Callable[[str], bool]) -> list[Problem]:
-    """Relative links to Markdown pages that the site will not have."""
-    out = []
-    base = PurePosixPath(src_uri).parent
-    text = _blank_code(body)
-    for m in md_links().finditer(text):
-        target = m.group("target")
-        if "://" in target or target.startswith(("/", "mailto:")):
-            continue
-        uri = normalise(base / target)
-        if not exists(uri):
-            line = first_line + text.count("\n", 0, m.start())
-            out.append(Problem(path, line, f"links to '{target}', which is not a page of the site",
-                               "point the link at an existing .md file, relative to this one"))
-    return out
 
 
 def _handwritten_files(docs: Path, build: pipeline.Build) -> list[Path]:
@@ -122,15 +95,19 @@ def _handwritten(root: Path, opts: Options, build: pipeline.Build, checked: Chec
     return out
 
 
-def run(root: Path, opts: Options, today: dt.date | None = None, reuse: pipeline.Reuse | None = None) -> Checked:
+def run(root: Path, opts: Options, today: dt.date | None = None, reuse: pipeline.Reuse | None = None, *,
+        keep_signables: bool = False) -> Checked:
     """Every problem the build reports. Raises :class:`evidence.EvidenceError` when the evidence file is
     unusable (a structural failure: the build stops). ``reuse``: work kept from the previous build of a
-    ``mkdocs serve``."""
+    ``mkdocs serve``; ``keep_signables``: see :func:`pipeline.prepare`."""
     ev = evidence.load(root / opts.evidence_file, opts.evidence_file)
-    build = pipeline.prepare(root, opts.docs_dir, preview=opts.preview, checked=_checked_on(ev), chrome=opts.chrome,
-                             nav_max_terms=opts.nav_max_terms, reuse=reuse,
-                             default_node=opts.default_node)
-    checked = Checked(build, ev, list(build.problems), draft_links=list(build.draft_links))
+    chrome_refused = chrome_problems(root, opts)
+    chrome = tuple(uri for uri in opts.chrome if uri not in {uri for uri, _ in chrome_refused})
+    build = pipeline.prepare(root, opts.docs_dir, preview=opts.preview, checked=_checked_on(ev), chrome=chrome,
+                             nav_max_terms=opts.nav_max_terms, reuse=reuse, default_node=opts.default_node,
+                             keep_signables=keep_signables)
+    checked = Checked(build, ev, list(build.problems) + [p for _, p in chrome_refused],
+                      draft_links=list(build.draft_links), dropped={uri for uri, _ in chrome_refused})
     if opts.default_node is not None and build.view is not None:
         checked.problems += _default_node(root, opts, build.view)
     checked.problems += evidence.evidence_problems(
@@ -142,10 +119,14 @@ def run(root: Path, opts: Options, today: dt.date | None = None, reuse: pipeline
     def exists(uri: str) -> bool:  # a broken entry and an unlisted page are reported on their own
         return uri in known or uri in build.content.unloaded or uri in build.unlisted
 
-    for e in build.content.entries():
-        checked.problems += link_problems(e.path, e.src_uri, e.body, e.body_line, exists)
+    for e in build.content.entries():  # every working copy: drafts, pending changes, signed entries
+        checked.problems += entrycheck.link_problems(e.path, e.src_uri, e.body, e.body_line, exists)
+    for e in build.published.entries():  # and the signed version published while a change awaits sign-off
+        if e.src_uri in build.sources:
+            found = entrycheck.link_problems(e.path, e.src_uri, e.body, e.body_line, exists)
+            checked.problems += entrycheck.in_signed_version(found, build.states[e.path].signed_commit)
     for uri, path, body, first_line in pages:
-        checked.problems += link_problems(path, uri, body, first_line, exists)
+        checked.problems += entrycheck.link_problems(path, uri, body, first_line, exists)
         if build.view is None:
             continue
         # Same rules as entries: measurement directives work, hand-typed figures are flagged.
@@ -157,11 +138,50 @@ def run(root: Path, opts: Options, today: dt.date | None = None, reuse: pipeline
             line = first_line + _line_in(body, PurePosixPath(target).name)
             checked.draft_links.append(pipeline.draft_link(path, line, f"{opts.docs_dir}/{target}"))
         checked.handwritten[uri] = markdown
-    checked.staged = staging.plan(root, opts.docs_dir, build, chrome=opts.chrome, preview=opts.preview,
+    checked.staged = staging.plan(root, opts.docs_dir, build, chrome=chrome, preview=opts.preview,
                                   exclude=checked.dropped)
     checked.problems = sorted(set(checked.problems) | set(checked.staged.problems))
     checked.draft_links = sorted(set(checked.draft_links))
     return checked
+
+
+CHROME_REMEDY = ("list under 'chrome:' only hand-written pages and files inside the docs folder, by their path "
+                 "relative to it (e.g. index.md)")
+
+
+def chrome_problems(root: Path, opts: Options) -> list[tuple[str, Problem]]:
+    """(declared path, problem) for each ``chrome:`` entry that cannot be site chrome: a path that leaves
+    the docs folder (absolute, ``..``, a backslash) or a term or lesson (published only when signed, never
+    as chrome). Each is refused (never read), at its line in the config file."""
+    out = []
+    docs = opts.docs_dir
+    for uri in opts.chrome:
+        parts = uri.split("/")
+        if (not uri or uri.startswith("/") or "\\" in uri or re.match(r"^[A-Za-z]:", uri)
+                or any(part in ("", ".", "..") for part in parts)):
+            why = f"the chrome entry '{uri}' is not a path inside {docs}/, so it is not published"
+        elif parts[0] in ("terms", "lessons") and parts[-1] != "index.md" and uri.endswith(".md"):
+            why = (f"the chrome entry '{uri}' is a {'term' if parts[0] == 'terms' else 'lesson'}, which is published "
+                   "only once signed, never as chrome")
+        else:  # (inside the docs folder: published when it is there, a link reported by the staging plan)
+            continue
+        out.append((uri, Problem(opts.config_file, _config_line(root / opts.config_file, uri), why, CHROME_REMEDY)))
+    return out
+
+
+def _config_line(config: Path, value: str) -> int:
+    """The line of the config file that declares ``value`` under ``chrome:`` (1 when it cannot be told)."""
+    try:
+        lines = config.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return 1
+    start = next((n for n, line in enumerate(lines) if re.match(r"^\s*chrome\s*:", line)), None)
+    if start is None:
+        return 1
+    for n in range(start, len(lines)):
+        if value in lines[n]:
+            return n + 1
+    return start + 1
 
 
 def _default_node(root: Path, opts: Options, view: measured.ResultsView) -> list[Problem]:

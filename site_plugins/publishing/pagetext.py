@@ -26,8 +26,10 @@ import functools
 import re
 import unicodedata
 from dataclasses import dataclass, field
-from html.parser import HTMLParser
+from typing import Protocol
 from urllib.parse import unquote
+
+from site_plugins.publishing.fasttags import FastTags
 
 _WORD = re.compile(r"\w+")
 # Elements that start a new run of text: a reader sees their contents as a separate block.
@@ -74,6 +76,7 @@ def fold(text: str) -> str:
     return unicodedata.normalize("NFKC", text.translate(_invisible())).casefold().translate(_invisible())
 
 
+@functools.lru_cache(maxsize=1 << 16)  # (pure; a site repeats its attribute values and nav labels on every page)
 def normalise(text: str) -> str:
     """``text`` as compared: :func:`fold`, words separated by one space."""
     return " ".join(_WORD.findall(fold(text)))
@@ -150,9 +153,20 @@ class Text:
         return f" {phrase} " in f" {self.joined} "
 
 
-class _Reader(HTMLParser):
-    def __init__(self) -> None:
+class Observer(Protocol):
+    """What else one pass over a page collects (the audit's links and markers), told each tag and text."""
+
+    def start(self, tag: str, attrs: list[tuple[str, str | None]], line: int) -> None: ...
+
+    def data(self, data: str, line: int) -> None: ...
+
+    def end(self, tag: str) -> None: ...
+
+
+class _Reader(FastTags):
+    def __init__(self, observer: Observer | None = None) -> None:
         super().__init__(convert_charrefs=True)
+        self.observer = observer
         self.segments: list[Segment] = []
         self._buf: list[str] = []
         self._line = 1
@@ -181,6 +195,8 @@ class _Reader(HTMLParser):
 
     def _open(self, tag: str, attrs: list[tuple[str, str | None]], *, closed: bool) -> None:
         line = self.getpos()[0]
+        if self.observer is not None:
+            self.observer.start(tag, attrs, line)
         values = {k.lower(): v or "" for k, v in attrs}
         for v in values.values():
             for form in (v, unquote(v)) if "%" in v else (v,):  # (a URL's words percent-encoded: data:, queries)
@@ -228,6 +244,8 @@ class _Reader(HTMLParser):
 
     def handle_endtag(self, tag: str) -> None:
         line = self.getpos()[0]
+        if self.observer is not None:
+            self.observer.end(tag)
         if tag in SKIP:
             if self._skip and self._skipped:
                 self._skip -= 1
@@ -274,6 +292,8 @@ class _Reader(HTMLParser):
 
     def handle_data(self, data: str) -> None:
         line = self.getpos()[0]
+        if self.observer is not None:
+            self.observer.data(data, line)
         self.crawled.add(data, line)
         if self._skip:
             if self._skipped:
@@ -298,9 +318,10 @@ def is_main(tag: str, attrs: dict[str, str]) -> bool:
         attrs.get("role", "").strip().lower() == "main"
 
 
-def read(markup: str) -> Text:
-    """The segments of an HTML page or fragment."""
-    reader = _Reader()
+def read(markup: str, observer: Observer | None = None) -> Text:
+    """The segments of an HTML page or fragment; ``observer`` is told every tag and text on the way (one
+    pass over the page for everything the audit reads in it)."""
+    reader = _Reader(observer)
     reader.feed(markup)
     reader.close()
     streams = [reader.shown.words(), reader.crawled.words(), *(a.words() for a in reader.attrs)]

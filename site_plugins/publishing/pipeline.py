@@ -30,16 +30,17 @@ from site_plugins.files.messages import Problem
 from site_plugins.files.schema import line_of
 from site_plugins.measured.yours import run_yours
 from site_plugins.nav import sections as nav
-from site_plugins.publishing import publish, render
-from site_plugins.publishing.images import external_images
+from site_plugins.publishing import addresses, entrycheck, publish, render
 from site_plugins.publishing.packed import Packed, PackedTexts, pack, packing, unpack
+from site_plugins.publishing.signedviews import Views
 from site_plugins.signoff import entryfiles
-from site_plugins.signoff.signable import Signable, Tree, WorkTree
+from site_plugins.signoff.signable import GitTree, Signable, Tree, WorkTree
 
 GLOSSARY_INDEX = "terms/index.md"
 LESSON_INDEX = "lessons/index.md"
 MEASUREMENTS_PAGE = "measurements.md"
 ROOFLINE_PAGE = "roofline.md"
+GENERATED_FIRST = (GLOSSARY_INDEX, LESSON_INDEX, MEASUREMENTS_PAGE)  # generated whatever the entries are
 
 
 @dataclass
@@ -64,6 +65,8 @@ class Build:
     published: Content = field(default_factory=Content)  # each entry as it is published (signed version)
     view: measured.ResultsView | None = None
     letters: list[nav.Letter] = field(default_factory=list)  # the A–Z grouping of shown terms (navigation)
+    # path -> what a sign-off of each entry covers now; kept only when asked (gloss sign), else let go
+    signables: dict[str, Signable] = field(default_factory=dict)
     preview: bool = False  # drafts shown (make serve, make preview)
 
     @property
@@ -157,9 +160,12 @@ def signable(root: Path, entry: Entry, view: measured.ResultsView, staged: Stage
                     tuple(sorted(staged.files.items())), staged.statics)
 
 
-def signable_at(root: Path, view: measured.ResultsView, content: Content) -> Callable[[str, Tree], Signable | None]:
-    """A callable for the sign-off module: the Signable of an entry as it was in another tree (a commit)."""
+def signable_at(root: Path, view: measured.ResultsView, content: Content,
+                views: Views | None = None) -> Callable[[str, Tree], Signable | None]:
+    """A callable for the sign-off module: the Signable of an entry as it was in another tree (a commit),
+    its values from the results that commit held (``views``; default: ``view``, today's)."""
     kinds = {e.path: e for e in content.entries()}
+    views = views or Views(root, view)
 
     def at(path: str, tree: Tree) -> Signable | None:
         current = kinds.get(path)
@@ -169,7 +175,8 @@ def signable_at(root: Path, view: measured.ResultsView, content: Content) -> Cal
         if current is None:
             return Signable(path, text)
         entry, _ = parse_entry(current.kind, path, current.src_uri, text)
-        return signable(root, entry, view, stage(root, entry, view, tree)) if entry else Signable(path, text)
+        then = views.at(tree.commit) if isinstance(tree, GitTree) else view
+        return signable(root, entry, then, stage(root, entry, then, tree)) if entry else Signable(path, text)
 
     return at
 
@@ -203,13 +210,15 @@ def _stamp(root: Path, paths: tuple[str, ...]) -> tuple[tuple[str, int, int], ..
 
 def prepare(root: Path, docs_dir: str = "content", *, preview: bool = False,
             checked: Callable[[str], str | None] | None = None, chrome: Collection[str] = ("index.md",),
-            nav_max_terms: int = 60, reuse: Reuse | None = None, default_node: str | None = None) -> Build:
+            nav_max_terms: int = 60, reuse: Reuse | None = None, default_node: str | None = None,
+            keep_signables: bool = False) -> Build:
     """Load, check and render every entry and generated page. ``chrome``: the docs paths of hand-written
     pages published without sign-off (any other page outside terms/ and lessons/ is left out and reported).
     ``checked(url)`` gives a source's last successful check date (YYYY-MM-DD) or None; ``nav_max_terms``
     is the most terms one navigation section lists (see :mod:`site_plugins.nav.sections`); ``reuse`` carries work
     over from the previous build of the same project (``mkdocs serve``); ``default_node``: the node whose
-    figures prose quotes where an entry names none."""
+    figures prose quotes where an entry names none; ``keep_signables``: keep what each entry's sign-off
+    covers now in :attr:`Build.signables` (``gloss sign``: one pass over the project)."""
     content, problems = load_content(root, docs_dir)
     on = packing(len(content.terms) + len(content.lessons))
     build = Build(pages=PackedTexts(on=on), problems=list(problems), content=content, preview=preview)
@@ -222,35 +231,45 @@ def prepare(root: Path, docs_dir: str = "content", *, preview: bool = False,
     if reuse:
         reuse.staged = {(e.path, e.text): staged[e.path] for e in content.entries()}
     signables = [signable(root, e, view, staged[e.path]) for e in content.entries()]
+    views = Views(root, view)  # each signed version's values: the results of the commit it was signed at
     states, state_problems = publish.decide(root, signables, preview=preview,
-                                            signable_at=signable_at(root, view, content))
+                                            signable_at=signable_at(root, view, content, views))
     build.states = states
     build.problems += state_problems
+    # An entry whose address is one the build generates pages at is refused (never published).
+    for e in content.entries():
+        clash = addresses.clash(e.src_uri, GENERATED_FIRST)
+        if clash is not None:
+            build.problems.append(addresses.problem(e.path, e.src_uri, clash))
+            states[e.path] = dataclasses.replace(states[e.path], published=False)
+    if keep_signables:
+        build.signables = {s.path: s for s in signables}
     del signables  # (memory: each entry's text and quoted code, not needed past sign-off)
 
     def visible(e: Entry) -> bool:
         return preview or states[e.path].published
-
-    # The lede (definition or summary) is shown but never expanded: no hand-typed figures there either.
-    for e in content.entries():
-        key = "definition" if isinstance(e.meta, TermMeta) else "summary"
-        build.problems += measured.lint_figures(e.lede, path=e.path, first_line=line_of(e.meta, key))
-        build.problems += external_images(e.body, path=e.path, first_line=e.body_line)
 
     # Render the last signed version where sign-off says so; otherwise the working copy.
     shown: dict[str, Entry] = {}
     snapshots: dict[str, Snapshot] = {}  # src_uri -> the code files as signed, for served old versions
     for e in content.entries():
         st = states[e.path]
+        # Every working copy is checked as a draft is, a pending change and a signed entry alike, so that
+        # what gloss sign would sign is always ready to be signed (and sign refuses what this reports).
+        mine = staged[e.path]
+        build.problems += entrycheck.text_problems(e, mine.facts.problems)  # (its code: load_content)
         if not visible(e):
             build.hidden[e.src_uri] = e.title
-            # A draft is not rendered, but its broken embeds are still problems: CI keeps drafts honest.
-            build.problems += staged[e.path].facts.problems
             continue
-        old = None
         if st.text is not None and not preview:
-            old, _ = parse_entry(e.kind, e.path, e.src_uri, st.text)
-        if old is not None and st.files is not None:
+            old, old_problems = parse_entry(e.kind, e.path, e.src_uri, st.text)
+            if old is None or st.files is None:  # never the working copy in its place: unpublished
+                build.problems += entrycheck.in_signed_version(old_problems or [Problem(
+                    e.path, 1, "the signed version cannot be read", "sign the current version")], st.signed_commit)
+                states[e.path] = dataclasses.replace(st, published=False)
+                build.hidden[e.src_uri] = e.title
+                continue
+            build.problems += entrycheck.in_signed_version(old_problems, st.signed_commit)
             shown[e.src_uri] = old
             snapshots[e.src_uri] = Snapshot(dict(st.files))
             build.sources[e.src_uri] = old.text
@@ -277,13 +296,15 @@ def prepare(root: Path, docs_dir: str = "content", *, preview: bool = False,
         if uri not in snapshots and (not preview or not mine.facts.problems):
             expansion, excerpts = mine.expansion, mine.excerpts
             build.code_files.update(mine.files)
-        elif uri in snapshots:
-            expansion, excerpts = expand_body(e, view, preview), entry_excerpts(root, e, snapshots[uri])[0]
+        elif uri in snapshots:  # the signed version: checked as any text is, its problems named as its own
+            expansion = expand_body(e, views.at(st.signed_commit), preview)
+            excerpts, excerpt_problems = entry_excerpts(root, e, snapshots[uri])
             served_files.update(snapshots[uri].files)
+            build.problems += entrycheck.in_signed_version(
+                entrycheck.text_problems(e, [*expansion.problems, *excerpt_problems]), st.signed_commit)
         else:
             expansion, excerpts = expand_body(e, view, preview), entry_excerpts(root, e)[0]
             build.code_files.update(stage_files(root, excerpts))
-        build.problems += expansion.problems
         for exp_id in expansion.experiments:
             embedded_by.setdefault(exp_id, []).append((e.title, uri))
         diagram_svg = None
@@ -344,6 +365,11 @@ def prepare(root: Path, docs_dir: str = "content", *, preview: bool = False,
             for target in (t for t in hits if t in build.hidden):
                 line = _line_mentioning(source.text, PurePosixPath(target).name) if source else 0
                 build.draft_links.append(draft_link(where, line, f"{docs_dir}/{target}"))
+    for e in content.entries():  # (every page the build generated, code pages included)
+        if not any(p.path == e.path and p.problem.startswith(addresses.CLASH) for p in build.problems):
+            clash = addresses.clash(e.src_uri, [uri for uri in build.pages if uri not in shown])
+            if clash is not None:
+                build.problems.append(addresses.problem(e.path, e.src_uri, clash))
     build.unlisted = unlisted_pages(root, docs_dir, chrome, build.pages)
     build.problems += [Problem(f"{docs_dir}/{uri}", 1, *((GENERATED, GENERATED_REMEDY) if uri in build.pages
                                                         else (UNLISTED, UNLISTED_REMEDY))) for uri in build.unlisted]

@@ -375,10 +375,12 @@ def unlink_hidden_html(html: str, page_src_uri: str, page_url: str,
 
 @dataclass(frozen=True)
 class Tally:
-    """How many entries the publish decision lets out: said on the home page and by ``gloss build``."""
+    """How many entries the publish decision lets out: said on the home page and by ``gloss build``.
+    ``changed``: those of the published ones shown in their last signed version, a later change waiting."""
 
     published: int
     total: int
+    changed: int = 0
 
     @property
     def waiting(self) -> int:
@@ -386,7 +388,8 @@ class Tally:
 
 
 def tally(states: Mapping[str, EntryState]) -> Tally:
-    return Tally(sum(1 for s in states.values() if s.published), len(states))
+    return Tally(sum(1 for s in states.values() if s.published), len(states),
+                 sum(1 for s in states.values() if s.published and s.state == "changed"))
 
 
 def _entries(n: int) -> str:
@@ -399,10 +402,15 @@ def _entries(n: int) -> str:
 WHEN_PUBLISHED = "Each entry appears here once its author and a reviewer have both signed it."
 
 
+def as_last_signed(n: int) -> str:
+    """The words for published entries whose later change awaits sign-off (home page, build summary)."""
+    return f"{n} of them as last signed: a later change to {'it' if n == 1 else 'each'} awaits sign-off"
+
+
 def home_notice(t: Tally, *, preview: bool) -> str:
-    """The home page's word on entries that are not published (HTML; empty when every entry is), so an
-    empty or partly empty site says why. Built from the publish decision."""
-    if t.waiting == 0:
+    """The home page's word on entries not published, or published as last signed while a change waits
+    (HTML; empty when every entry is published as it is). Built from the publish decision."""
+    if t.waiting == 0 and t.changed == 0:
         return ""
     await_ = "awaits" if t.waiting == 1 else "await"
     if preview:
@@ -410,6 +418,9 @@ def home_notice(t: Tally, *, preview: bool) -> str:
         text = (f"This preview shows all {_entries(t.total)}. {t.waiting} of them {await_} sign-off by their author "
                 "and a reviewer: each carries a banner, and the published site (<code>make site</code>) leaves "
                 f"{'it' if t.waiting == 1 else 'them'} out.")
+        if t.changed:
+            text += (f" {t.changed} more show{'s' if t.changed == 1 else ''} a change that awaits sign-off; the "
+                     "published site shows their last signed version.")
         # (Like the drafts' banners: the preview's own word on itself is no search text.)
         return _notice(title, text, ' data-search-exclude')
     if t.published == 0:
@@ -417,9 +428,11 @@ def home_notice(t: Tally, *, preview: bool) -> str:
         text = (f"None of the {_entries(t.total)} (terms and lessons) has been signed by its author and a "
                 f"reviewer yet, so this site shows none of them. {WHEN_PUBLISHED}")
     else:
-        title = "Not every entry is published yet"
-        text = (f"{t.published} of {_entries(t.total)} are published; the other {t.waiting} {await_} sign-off by "
-                f"their author and a reviewer and {'is' if t.waiting == 1 else 'are'} not shown yet. {WHEN_PUBLISHED}")
+        title = "Not every entry is published yet" if t.waiting else "Not every change is published yet"
+        changed = f" ({as_last_signed(t.changed)})" if t.changed else ""
+        rest = (f"; the other {t.waiting} {await_} sign-off by their author and a reviewer and are left out of this "
+                "site." if t.waiting else ".")
+        text = f"{t.published} of {_entries(t.total)} are published{changed}{rest} {WHEN_PUBLISHED}"
     return _notice(title, text)
 
 

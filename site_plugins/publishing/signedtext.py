@@ -46,7 +46,7 @@ from typing import TYPE_CHECKING, Any
 
 from site_plugins.files import mdnesting
 from site_plugins.files.messages import Problem
-from site_plugins.publishing import pagetext, render
+from site_plugins.publishing import forkmap, pagetext, render
 
 if TYPE_CHECKING:
     from site_plugins.publishing.pipeline import Build
@@ -124,24 +124,33 @@ def expect(build: Build, handwritten: Mapping[str, str], chrome: Iterable[str], 
     for uri in chrome:
         if uri in handwritten and uri not in sources:
             sources[uri] = handwritten[uri]
-    for uri, markdown in sorted(sources.items()):
+
+    def one(uri: str) -> tuple[str, PageExpectation, list[str], set[tuple[str, ...]]]:
+        markdown = sources[uri]
         rendered = render_md(render.handed(uri, render.body_of(markdown), build.states, build.term_tips,
                                            preview=False))
         text = pagetext.read(rendered)
         blocks = tuple(dict.fromkeys(s.text for s in text.segments if s.kind in ("text", "code")))
-        seen += [s.text for s in text.segments]
-        for stream in [*text.streams, *([(w, 0) for w in s.text.split()] for s in text.segments)]:
-            allowed.update(_runs([w for w, _ in stream]))
+        runs = {r for stream in [*text.streams, *([(w, 0) for w in s.text.split()] for s in text.segments)]
+                for r in _runs([w for w, _ in stream])}
         named = frozenset() if "<h1" in rendered else _titles(uri, markdown)
         e = published.get(uri)
         if e is not None:
             st = build.states[e.path]
-            pages[uri] = PageExpectation(f"the signed version of {e.path}", blocks,
-                                         (e.path, st.signed_fingerprint or ""), named)
+            want = PageExpectation(f"the signed version of {e.path}", blocks, (e.path, st.signed_fingerprint or ""),
+                                   named)
         elif uri in build.pages:
-            pages[uri] = PageExpectation(f"the page the build generates for {docs_dir}/{uri}", blocks, None, named)
+            want = PageExpectation(f"the page the build generates for {docs_dir}/{uri}", blocks, None, named)
         else:
-            pages[uri] = PageExpectation(f"{docs_dir}/{uri} as it is", blocks, None, named)
+            want = PageExpectation(f"{docs_dir}/{uri} as it is", blocks, None, named)
+        return uri, want, [s.text for s in text.segments], runs
+
+    # Each page is rendered on its own: on every core for a large site (forkmap), the same either way.
+    for uri, want, segments, runs in sorted(forkmap.run(lambda uris: [one(u) for u in uris], sorted(sources)),
+                                            key=lambda r: r[0]):
+        pages[uri] = want
+        seen += segments
+        allowed.update(runs)
     shown = "\n".join(f" {t} " for t in seen)
     unpublished: list[tuple[str, str, str, str]] = []  # (title, lede, body, where it comes from)
     for e in build.content.entries():
@@ -217,14 +226,15 @@ def snippet(phrase: str) -> str:
 
 
 def page_problems(where: str, uri: str | None, markup: str, expected: Expected, *, theme_page: bool = False,
-                  ) -> list[Problem]:
+                  text: pagetext.Text | None = None, markers: list[tuple[int, str]] | None = None) -> list[Problem]:
     """Problems of one HTML page (``uri``: the docs path of the page it is, None for a page that is none of
-    the build's; ``theme_page``: the theme's own page, ``404.html``, whose main content only the theme writes)."""
-    text = pagetext.read(markup)
+    the build's; ``theme_page``: the theme's own page, ``404.html``, whose main content only the theme writes).
+    ``text`` and ``markers``: the page's, when a pass over it already read them (the audit's)."""
+    text = text if text is not None else pagetext.read(markup)
     out: list[Problem] = []
     want = expected.pages.get(uri) if uri is not None else None
     if want is not None and want.entry is not None:
-        out += _marker_problems(where, markup, *want.entry)
+        out += _marker_problems(where, markup if markers is None else markers, *want.entry)
     if want is not None:
         shown = {s.text for s in text.segments if s.kind != "hidden"}
         missing = [b for b in want.blocks if b not in shown]
@@ -295,8 +305,8 @@ def _leaks(where: str, text: pagetext.Text, expected: Expected, line: int | None
     return out
 
 
-def _marker_problems(where: str, markup: str, path: str, fingerprint: str) -> list[Problem]:
-    found = markers(markup)
+def _marker_problems(where: str, markup: str | list[tuple[int, str]], path: str, fingerprint: str) -> list[Problem]:
+    found = markers(markup) if isinstance(markup, str) else markup
     if not found:
         return [Problem(where, 1, f"no {MARKER} marker: the page does not claim to be the signed version of "
                                   f"{path} ({fingerprint})", REMEDY)]

@@ -26,7 +26,15 @@ DEPLOY_PREVIEW = ("a preview shows drafts, so `mkdocs gh-deploy` never deploys o
 def fresh_beside(target: Path) -> Path:
     """A new empty folder next to ``target`` (same file system, so the swap is two renames)."""
     target.parent.mkdir(parents=True, exist_ok=True)
-    return Path(tempfile.mkdtemp(prefix=f".{target.name}.building-", dir=target.parent))
+    fresh = Path(tempfile.mkdtemp(prefix=f".{target.name}.building-", dir=target.parent))
+    fresh.chmod(0o777 & ~_umask())  # (mkdtemp makes it 0700: a web server running as another user could not read it)
+    return fresh
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)  # (reading the umask means setting it: set it back at once)
+    os.umask(mask)
+    return mask
 
 
 def swap(fresh: Path, target: Path) -> None:
@@ -65,26 +73,31 @@ def preview_refusal(target: Path, config_file: Path) -> str | None:
     return None
 
 
-def counts(site: Path, built: pipeline.Build) -> tuple[int, int, int]:
-    """(entries whose page the folder holds, how many of those are published, entries in all)."""
-    shown = published = 0
+def counts(site: Path, built: pipeline.Build) -> tuple[int, int, int, int]:
+    """(entries whose page the folder holds, how many of those are published, how many of the published
+    ones are shown as last signed while a later change waits, entries in all)."""
+    shown = published = changed = 0
     for e in built.content.entries():
         if any((site / f).is_file() for f in audit.page_files(e.src_uri)):
+            st = built.states[e.path]
             shown += 1
-            published += built.states[e.path].published
-    return shown, published, render.tally(built.states).total
+            published += st.published
+            changed += st.published and st.state == "changed"
+    return shown, published, changed, render.tally(built.states).total
 
 
 def summary(site: Path, built: pipeline.Build | None, *, preview: bool) -> str:
     """One line, counted from the folder: what was published (or, for a preview, what it shows)."""
     if built is None:
         return "published 0 entries"
-    shown, published, total = counts(site, built)
+    shown, published, changed, total = counts(site, built)
     if preview:  # it counts what it shows, as its home page does
         drafts = shown - published
         what = f"all {total}" if shown == total else f"{shown} of {total}"
         tail = f"; {drafts} of them unsigned drafts: gloss status" if drafts else ", all of them signed"
         return f"preview of {what} entries{tail}"
     waiting = total - published
-    tail = f"; {waiting} await sign-off: gloss status" if waiting else ""
-    return f"published {published} of {total} entries{tail}"
+    last_signed = f" ({render.as_last_signed(changed)})" if changed else ""
+    tail = f"; {waiting} await sign-off" if waiting else ""
+    see = ": gloss status" if waiting or changed else ""
+    return f"published {published} of {total} entries{last_signed}{tail}{see}"

@@ -31,7 +31,7 @@ from pathlib import Path
 
 from site_plugins.files import textfile
 from site_plugins.files.messages import Problem
-from site_plugins.publishing import audit, render, signedtext, urlkeys
+from site_plugins.publishing import audit, render, signedtext, sitelinks, urlkeys
 from site_plugins.publishing.pipeline import Build
 from site_plugins.signoff.entryfiles import targets
 from site_plugins.signoff.signable import git_command, git_env
@@ -206,7 +206,8 @@ def manifest(plan_: Plan, build: Build, docs_dir: str, *, site_url: str,
             withheld.setdefault(k, f"{docs_dir}/{uri}")
     digests = {uri: audit.digest(data) for uri, data in plan_.statics.items()}
     digests.update({render.code_raw_uri(f): audit.digest(t.encode("utf-8")) for f, t in build.code_files.items()})
-    return audit.Manifest(frozenset(pages), frozenset(files), withheld, site_url, asset_dirs, digests, text)
+    theme = sitelinks.theme_urls(tuple(folder for _, folder in asset_dirs))
+    return audit.Manifest(frozenset(pages), frozenset(files), withheld, site_url, asset_dirs, digests, text, theme)
 
 
 def page_reader(root: Path, docs_dir: str) -> Callable[[str], str | None]:

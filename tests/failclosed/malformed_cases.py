@@ -25,6 +25,7 @@ NODES = "measure/nodes.yaml"
 RESULT = "measure/results/h200-1/day13-transpose.json"
 SIGNOFF = "signoff.yaml"
 EVIDENCE = "links-evidence.json"
+CONFIG = "mkdocs.yml"
 
 SIGNOFF_YAML = "# Sign-offs of the tiny project: none yet.\npeople: []\nentries: {}\n"
 EVIDENCE_JSON = '{\n  "format": 1,\n  "urls": {}\n}\n'
@@ -207,6 +208,15 @@ CASES = [
     case("signoff duplicate key", {SIGNOFF: SIGNOFF_YAML + "entries: {}\n"}),
     case("signoff latin-1", {SIGNOFF: SIGNOFF_YAML.replace("none yet", "n\xe9").encode("latin-1")}),
     # --- the link evidence (structural: the build stops) ---
+    # issue 34: refusals the corpus missed
+    case("term at a letter page's address", {"content/terms/letters/a.md": Copy(TERM)}),
+    case("term above the letter pages", {"content/terms/letters.md": Copy(TERM)}),
+    case("term at a letter page's address, other case", {"content/terms/Letters/q.md": Copy(TERM)}),
+    case("term title a YAML date", term("title: What is tiling in CUDA?", "title: 2024-01-01")),
+    case("term title a YAML number", term("title: What is tiling in CUDA?", "title: 12.5")),
+    case("chrome outside content", edit(CONFIG, "  - gloss", "  - gloss:\n      chrome: [index.md, ../README.md]")),
+    case("chrome absolute path", edit(CONFIG, "  - gloss", "  - gloss:\n      chrome: [index.md, /etc/hostname]")),
+    case("chrome a draft term", edit(CONFIG, "  - gloss", "  - gloss:\n      chrome: [index.md, terms/tiling.md]")),
     case("evidence deep JSON", {EVIDENCE: DEEP_JSON}, structural=True),
     case("evidence not JSON", {EVIDENCE: "{\n  oops\n}\n"}, structural=True),
 ]
@@ -567,10 +577,9 @@ EXPECTED: dict[str, tuple[str, ...]] = {
         're-run `gloss measure run day13-transpose --node h200-1`',
     ),
     'result negative raw time': (
-        "measure/results/h200-1/day13-transpose.json:1: tampered: row 'memcpy' at 16384x16384: the "
-        'summary does not recompute from its raw samples (mean_ms: stored 0.5399018181818183, recomputed '
-        '0.44191636363636366); re-run `gloss measure run day13-transpose --node h200-1`; result files '
-        'are written only by the runner',
+        "measure/results/h200-1/day13-transpose.json:1: tampered: row 'memcpy' at 16384x16384 has sample 1 of "
+        "-0.5389200000000001 ms; a CUDA event time is a positive, finite number; re-run `gloss measure run "
+        "day13-transpose --node h200-1`; result files are written only by the runner",
     ),
     'result copied under an unregistered node': (
         "measure/results/a100-x/day13-transpose.json:1: invalid: 'node' is 'h200-1' but the file is "
@@ -622,6 +631,27 @@ EXPECTED |= {
     "lesson body 1000-deep list": (f"content/lessons/day01-intro.md:9: {DEEP}",),
     "home page 1000-deep blockquote": (f"content/index.md:3: {DEEP}",),
     "home page 1000-deep list in a front matter string": (f"content/index.md:2: {DEEP}",),
+}
+
+CLASH = ("is taken by the A–Z letter pages, which the build generates under terms/letters/, so the entry is not "
+         "published; rename the file (its name is the entry's slug and address)")
+CHROME = ("list under 'chrome:' only hand-written pages and files inside the docs folder, by their path relative to "
+          "it (e.g. index.md)")
+EXPECTED |= {
+    "term at a letter page's address": (f"content/terms/letters/a.md:1: its address terms/letters/a/ {CLASH}",),
+    "term above the letter pages": (f"content/terms/letters.md:1: its address terms/letters/ {CLASH}",),
+    "term at a letter page's address, other case": (f"content/terms/Letters/q.md:1: its address terms/Letters/q/ "
+                                                    f"{CLASH}",),
+    "term title a YAML date": ("content/terms/tiling.md:2: the title '2024-01-01' is read by YAML as a date, not as "
+                               'text; quote it: title: "2024-01-01"',),
+    "term title a YAML number": ("content/terms/tiling.md:2: the title '12.5' is read by YAML as a number, not as "
+                                 'text; quote it: title: "12.5"',),
+    "chrome outside content": ("mkdocs.yml:9: the chrome entry '../README.md' is not a path inside content/, so it "
+                               f"is not published; {CHROME}",),
+    "chrome absolute path": ("mkdocs.yml:9: the chrome entry '/etc/hostname' is not a path inside content/, so it "
+                             f"is not published; {CHROME}",),
+    "chrome a draft term": ("mkdocs.yml:9: the chrome entry 'terms/tiling.md' is a term, which is published only "
+                            f"once signed, never as chrome; {CHROME}",),
 }
 
 CASES = [Case(c.id, c.changes, EXPECTED[c.id], c.structural) for c in CASES]

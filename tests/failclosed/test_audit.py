@@ -51,8 +51,8 @@ def test_raw_times_must_be_positive(tmp_path: Path) -> None:
     bad = dataclasses.replace(first, samples=dataclasses.replace(first.samples, times_ms=times))
     kit.write(root, dataclasses.replace(result, rows=[bad, *result.rows[1:]]))
     assert problems(root) == [
-        f"{REL}:1: tampered: samples do not summarize (time must be positive, got {times[0]:.3g} ms); "
-        f"{RERUN}; result files are written only by the runner"]
+        f"{REL}:1: tampered: row '{first.kernel}' at {first.size} has sample 1 of {times[0]!r} ms; a CUDA event "
+        f"time is a positive, finite number; {RERUN}; result files are written only by the runner"]
 
 
 def test_duplicate_experiment_ids_and_unregistered_nodes_are_reported(tmp_path: Path) -> None:

@@ -145,6 +145,8 @@ def test_draft_text_anywhere_is_found(built: Path, capsys: pytest.CaptureFixture
     code, out = run(capsys, "site")
     assert (code, out) == (1, [
         f"site/404.html:{first}: shows 'tiles pay in two ways', from {TILING}; {LEAK}",
+        f"site/404.html:{first + 2}: <img src> points to 'x.png', which the site does not have; point the link at "
+        "a page or file the site has, or remove it",
         f"site/404.html:{first + 2}: shows 'the first lesson', from content/lessons/day01-intro.md, which is not "
         f"published; {LEAK}",
         f"site/404.html:{first + 3}: shows 'a bank conflict serialises shared memory accesses', from "

@@ -87,6 +87,9 @@ def test_planted_pages_files_and_links_are_found(built: Path, capsys: pytest.Cap
     for n, (link, value) in enumerate(SPELLINGS.items()):
         expected.append(f"site/index.html:{first + n}: {what_of(link)} points to '{value}', which is "
                         f"{DRAFT}, not published; {LINK_REMEDY}")
+    srcset = next(n for n, link in enumerate(SPELLINGS) if "a.png" in link)  # (a file the site lacks, too)
+    expected.append(f"site/index.html:{first + srcset}: <img srcset> points to 'a.png', which the site does not "
+                    "have; point the link at a page or file the site has, or remove it")
     copied = (site / "terms/tiling/index.html").read_text().splitlines()
     expected += [f"site/terms/tiling/index.html:{n}: <a href> points to './', which is {DRAFT}, not published; "
                  f"{LINK_REMEDY}" for n, t in enumerate(copied, 1) if 'href="./"' in t]  # it names itself

@@ -3,9 +3,11 @@ unchanged: the source, its spec and each file the source includes with quotes. M
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 import json
+import math
 import shutil
 from pathlib import Path
 
@@ -270,3 +272,72 @@ def test_a_header_in_an_include_cycle_is_followed_once(toy: Path) -> None:
     source = toy / SOURCE
     source.write_text('#include "a.cuh"\n' + source.read_text())
     assert list(included_files(toy, SOURCE)[0]) == ["code/toy/a.cuh", "code/toy/b.cuh"]
+
+
+# --- issue 34: headers nvcc finds through the -I folder (angle brackets, nested) --------------------------
+
+
+def with_angle_includes(root: Path) -> None:
+    """toy.cu includes <tile.h> (in its own folder: the -I folder the runner passes, so nvcc takes it before
+    any toolkit header) and <cuda_pipeline.h> (the toolkit's); tile.h includes "sub/deep.h", which includes
+    <shared.h> and "tile.h" by names nvcc resolves through the -I folder again."""
+    (root / "code" / "toy" / "sub").mkdir()
+    (root / "code" / "toy" / "tile.h").write_text('#pragma once\n#include "sub/deep.h"\n')
+    (root / "code" / "toy" / "sub" / "deep.h").write_text('#pragma once\n#include <shared.h>\n#include "tile.h"\n')
+    (root / "code" / "toy" / "shared.h").write_text("#define SHARED 1\n")
+    source = root / SOURCE
+    source.write_text("#include <tile.h>\n#include <cuda_pipeline.h>\n" + source.read_text())
+
+
+def test_headers_found_through_the_include_folder_are_followed(toy: Path) -> None:
+    with_angle_includes(toy)
+    found, problems = included_files(toy, SOURCE)
+    assert problems == []
+    assert list(found) == ["code/toy/tile.h", "code/toy/sub/deep.h", "code/toy/shared.h"]
+
+
+@pytest.mark.parametrize("header", ["code/toy/tile.h", "code/toy/sub/deep.h", "code/toy/shared.h"])
+def test_a_changed_angle_bracket_or_nested_header_makes_verify_say_stale(
+        toy: Path, header: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with_angle_includes(toy)
+    T.write(toy, T.make_result(toy))
+    assert main(["--root", str(toy), "verify"]) == 0
+    before = sha(toy / header)
+    with (toy / header).open("a") as f:
+        f.write("// one more line\n")
+    capsys.readouterr()
+    assert main(["--root", str(toy), "verify"]) == 1
+    assert (f"{REL}:1: stale: {header} (included by {SOURCE}) changed since it was measured (sha256 {before[:12]} "
+            f"recorded, {sha(toy / header)[:12]} now); {RERUN}") in capsys.readouterr().out.splitlines()
+
+
+# --- issue 34: raw samples no run can have measured -------------------------------------------------------
+
+
+@pytest.mark.parametrize("bad", [-0.25, 0.0, float("nan"), float("inf")])
+@pytest.mark.parametrize("recomputed", [True, False])
+def test_an_impossible_sample_is_refused_even_with_summaries_recomputed_to_match(
+        toy: Path, bad: float, recomputed: bool, capsys: pytest.CaptureFixture[str]) -> None:
+    result = T.make_result(toy)
+    row = result.rows[0]
+    assert row.samples is not None
+    times = [bad, *row.samples.times_ms[1:]]
+    forged_row = dataclasses.replace(row, samples=dataclasses.replace(row.samples, times_ms=times))
+    if recomputed:  # a careful forger: every summary and figure recomputed from the forged samples
+        with contextlib.suppress(ValueError):  # (the statistics refuse it: the real samples' summaries stay)
+            forged_row = R.recompute_row(forged_row, result.provenance, result.settings,
+                                         R.copy_ceiling_gbps(list(result.ceilings)))
+    T.write(toy, dataclasses.replace(result, rows=[forged_row, *result.rows[1:]]))  # (a fresh digest)
+    e = R.load_all(toy).get("toy-copy", "test-node")
+    tail = f"{RERUN}; result files are written only by the runner"
+    if recomputed and not math.isfinite(bad):  # a summary of NaN (a mean, or the spread around an infinity)
+        field = "mean_ms" if bad != bad else "stdev_ms"
+        want = f"{REL}:1: invalid: 'rows[0].summary.{field}' must be a number, got NaN; {RERUN}"
+        state = "invalid"
+    else:
+        want = (f"{REL}:1: tampered: row '{row.kernel}' at {row.size} has sample 1 of {bad!r} ms; a CUDA event time "
+                f"is a positive, finite number; {tail}")
+        state = "tampered"
+    assert (e.state, [str(p) for p in e.problems]) == (state, [want])
+    assert main(["--root", str(toy), "verify"]) == 1
+    assert want in capsys.readouterr().out.splitlines()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import plainview as pv
 import pytest
 
-from site_plugins.measured import expand
+from site_plugins.measured import expand, lint
 
 PATH = "content/terms/t.md"
 
@@ -125,3 +125,36 @@ def test_lint_figures_for_text_that_is_never_expanded() -> None:
         str(p) for p in lint_figures("Tiling reaches 3.7 TB/s on an `H200 (4.8 TB/s)`.", path=PATH, first_line=3)
     ] == [f"{PATH}:3: hand-typed figure '3.7 TB/s'; {remedy('3.7 TB/s')}"]
     assert lint_figures("Tiling stages a piece of an array in shared memory.", path=PATH, first_line=3) == []
+
+
+# --- issue 34: the unit class, declared once ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("figure", ["18.5 FLOP/byte", "9.8 FLOP/B", "4 FLOPs per byte", "1.98 GHz", "1,980 MHz",
+                                    "32 cycles", "4 clock cycles", "12 clocks", "228 KB", "50 MB", "227 KiB",
+                                    "141 GB", "700 W", "2.5 ps", "3 TB per second", "0.5 bytes/FLOP"])
+def test_every_family_of_units_is_a_figure(figure: str) -> None:
+    assert lint.figures(f"It reaches {figure} here.") == [figure]
+    nbsp = figure.replace(" ", chr(0xA0), 1)
+    assert lint.figures(f"It reaches {nbsp} here.") == [nbsp]
+
+
+def test_every_unit_a_page_renders_is_in_the_declared_class() -> None:
+    from site_plugins.measured import fmt
+
+    units = {u for _, u in fmt.COLUMNS.values() if u and u != "%"} | {"KiB"}  # (observed limits: KiB)
+    assert units  # each as the formatter writes it, with its no-break space
+    for unit in sorted(units):
+        assert lint.figures(f"It shows {fmt.quantity(227.5, unit)}.") == [fmt.quantity(227.5, unit)], unit
+
+
+@pytest.mark.parametrize("text", ["a 256 MiB buffer", "4 KiB pages", "an 8192 × 8192 tile of 4-byte floats",
+                                  "unrolled 4x", "32 threads", "64 bytes per line"])
+def test_chosen_sizes_and_counts_are_not_figures(text: str) -> None:
+    assert lint.figures(text) == []
+
+
+def test_a_unit_in_a_table_header_marks_its_cells() -> None:
+    lines = ["| Kernel | Ridge (FLOP/byte) | Clock (GHz) |", "|---|---|---|", "| a | 18.5 | 1.98 |"]
+    cols = lint.table_unit_columns(lines, 0)
+    assert cols == [False, True, True] and lint.numeric_cells(lines[2], cols) == ["18.5", "1.98"]

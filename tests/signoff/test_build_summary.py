@@ -58,7 +58,9 @@ def test_an_edited_signed_entry_is_named(tmp_path: Path, capsys: pytest.CaptureF
     assert build(root, capsys) == [
         "content/terms/warp.md: changed since sign-off; the site shows the version signed earlier until the "
         "change is signed again: gloss diff content/terms/warp.md",
-        "published 1 of 2 entries; 1 await sign-off: gloss status",
+        # (counted apart from the plainly published: issue 34)
+        "published 1 of 2 entries (1 of them as last signed: a later change to it awaits sign-off); 1 await "
+        "sign-off: gloss status",
     ]
     assert "A new paragraph" not in (root / "out/terms/warp/index.html").read_text(encoding="utf-8")
     # the preview shows the edit itself: nothing to warn about

@@ -83,7 +83,7 @@ def test_status_reports_an_unreadable_entry(broken: tuple[Path, str], capsys: py
     assert data["problems"] == [message]
     assert [r for r in data["entries"] if r["path"] == BAD] == [{
         "path": BAD, "state": "draft", "published": False, "readable": False, "fingerprint": None,
-        "author": None, "reviewer": None, "missing": ["a readable entry file"], "changed": [],
+        "numbers_moved": None, "author": None, "reviewer": None, "missing": ["a readable entry file"], "changed": [],
         "published_version": None}]
 
 
