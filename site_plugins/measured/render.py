@@ -255,7 +255,8 @@ def _chart(result: Result, table: Table, rows: Sequence[Row], metric: Column) ->
     ceiling_text = f"{table.ceiling_label} {fmt.quantity(ceiling, unit)}"
     memcpy = table.memcpy_gbps if device else None
     second = (memcpy, f"{table.memcpy_label} {fmt.quantity(memcpy, unit)}") if memcpy is not None else None
-    where = f"{result.experiment} at {fmt.size_label(table.size)} on {result.node}"
+    # In words: the experiment's title (its id only where a spec has none), the size and the node.
+    where = f"{result.title or result.experiment} at {fmt.size_label(table.size)} on {result.node}"
     parts = []
     for r, b in zip(rows, bars, strict=True):
         text = f"{r.kernel}: {fmt.quantity(b.value, unit)}"

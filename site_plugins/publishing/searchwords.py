@@ -35,14 +35,20 @@ from typing import Any
 FIELD = "also"  # other forms of a term's name and its aliases
 API_FIELD = "api"  # the API names a term owns
 CODE_BOOST = 0.05  # a code file's records: found, never first
+# Generated reference pages (every experiment's rows, by GPU) name every kernel many times over: found,
+# but below the term or lesson that explains what they list.
+REFERENCE_PAGES = ("gpu-comparison/", "measurements/")
+REFERENCE_BOOST = 0.2
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*")
 _CODE = re.compile(r"<code>(.*?)</code>", re.S)
 _PRE = re.compile(r"<pre[^>]*>.*?</pre>", re.S)
 _TAG = re.compile(r"<[^>]+>")
 # An API name: a CUDA runtime or driver call (cudaMemcpyAsync, cuGraphLaunch), an intrinsic or keyword
 # with leading underscores (__syncthreads), an atomic (atomicAdd), a PTX instruction (cp.async), or a
-# namespace path (nvcuda::wmma). Counter names (lts__t_bytes) are not: their underscores are inside.
-_API = re.compile(r"^(?:cu(?:da)?[A-Z]\w*|__\w+|atomic[A-Z]\w*|[a-z]+(?:\.[a-z_]+)+|\w+::\w+(?:::\w+)*)")
+# namespace path (nvcuda::wmma), a vector type (float4). Counter names (lts__t_bytes) are not: their
+# underscores are inside.
+_API = re.compile(r"^(?:cu(?:da)?[A-Z]\w*|__\w+|atomic[A-Z]\w*|[a-z]+(?:\.[a-z_]+)+|\w+::\w+(?:::\w+)*"
+                  r"|(?:u?int|float|double|half|u?char|u?short|u?long)[1-4]\b)")
 # A function's name: camel case (cudaMemcpyAsync) or an intrinsic's leading underscores (__shfl_down_sync,
 # not a keyword such as __shared__).
 _CALL = re.compile(r"[a-z][A-Z]|^__\w*[a-z0-9]$")
@@ -107,7 +113,8 @@ def _own(location: str) -> str | None:
 
 def add_words(entries: MutableSequence[dict[str, Any]]) -> None:
     """Give each term page's own record its :data:`FIELD` words, and trim code files' records (see the
-    module's docstring). ``entries``: material's search records, every page indexed."""
+    module's docstring); the generated reference pages weigh little too. ``entries``: material's search
+    records, every page indexed."""
     vocabulary: dict[str, set[str]] = {}
     counts: dict[str, Counter[str]] = {}  # API name -> term slug -> mentions in code
     for e in entries:
@@ -134,6 +141,9 @@ def add_words(entries: MutableSequence[dict[str, Any]]) -> None:
         if location.startswith("code/"):
             e["text"] = _PRE.sub("", str(e.get("text", ""))).strip()
             e["boost"] = CODE_BOOST
+            continue
+        if location.startswith(REFERENCE_PAGES):
+            e["boost"] = REFERENCE_BOOST
             continue
         slug = _own(location)
         if slug is None:

@@ -72,7 +72,9 @@ def test_only_a_terms_own_record_carries_the_boost(index: list[dict[str, str]]) 
         assert [d["location"] for d in records if "boost" in d] == [slug]
     # Elsewhere only code files' records carry one, a small one: found, never first.
     assert not [d for d in index if "boost" in d and not d["location"].startswith("terms/")
-                and not (d["location"].startswith("code/") and d["boost"] == searchwords.CODE_BOOST)]
+                and not (d["location"].startswith("code/") and d["boost"] == searchwords.CODE_BOOST)
+                and not (d["location"].startswith(searchwords.REFERENCE_PAGES)
+                         and d["boost"] == searchwords.REFERENCE_BOOST)]
 
 
 def test_marks_and_lists_of_titles_are_not_search_words(index: list[dict[str, str]]) -> None:
