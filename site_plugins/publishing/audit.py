@@ -41,6 +41,7 @@ REMEDY = ("publish only what `gloss build` stages: sign the entry, or declare th
           "'chrome:' option in mkdocs.yml")
 LINK_REMEDY = "remove the link, or sign that entry so that it is published"
 SEARCH_INDEXES = ("search/search_index.json", "search.json")  # MkDocs' search plugin; Zensical
+WORD_FIELDS = ("also", "api")  # site_plugins.publishing.searchwords: word lists
 SITEMAPS = ("sitemap.xml", "sitemap.xml.gz")
 THEME_PAGES = ("404.html",)
 MAX_INDEX_BYTES = 256 * 1024 * 1024
@@ -282,8 +283,14 @@ def _search_problems(where: str, path: Path, manifest: Manifest) -> list[Problem
             title = record.get("title")
             out += signedtext.record_problems(where, i, title if isinstance(title, str) else "",
                                               text if isinstance(text, str) else "", manifest.text)
-            # every other field, at any depth (tags, boosts, a field another engine or a plugin adds)
-            others = [v for k, v in record.items() if k not in ("title", "text")] if isinstance(record, dict) else []
+            # every other field, at any depth (tags, boosts, a field another engine or a plugin adds); our own
+            # word lists (searchwords' ``also`` and ``api``) are lists, not sentences: each word is read alone,
+            # so no run is read across two of them (a known gap: README, "The publishing gate")
+            lists = [v for k, v in record.items() if k in WORD_FIELDS] if isinstance(record, dict) else []
+            out += [p for value in _strings(lists) for w in value.split()
+                    for p in signedtext.record_problems(where, i, "", w, manifest.text)]
+            others = ([v for k, v in record.items() if k not in ("title", "text", *WORD_FIELDS)]
+                      if isinstance(record, dict) else [])
             out += [p for value in _strings(others) for p in signedtext.record_problems(where, i, "", value,
                                                                                           manifest.text)]
     if manifest.text is not None and isinstance(data, dict):  # the index's own fields (its configuration)

@@ -49,7 +49,7 @@ def test_term_page_has_the_full_anatomy_in_order(tmp_path: Path) -> None:
 def test_generated_indexes_and_backlinks(tmp_path: Path) -> None:
     site = build_site(make_site(tmp_path, project(), plugin_options=PREVIEW))
     glossary = html(site, "terms/index.html")  # the letters with their counts; each letter's page its terms
-    assert '<a href="letters/b/">B</a>: 1 term' in glossary and '<a href="letters/t/">T</a>: 1 term' in glossary
+    assert '<a href="letters/b/">B</a>, 1 term' in glossary and '<a href="letters/t/">T</a>, 1 term' in glossary
     assert "bank conflict</a>: A bank conflict serialises" in html(site, "terms/letters/b/index.html")
     assert "tiling</a>: Tiling" in html(site, "terms/letters/t/index.html")
     lessons = html(site, "lessons/index.html")
