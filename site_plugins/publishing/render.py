@@ -430,8 +430,8 @@ def home_notice(t: Tally, *, preview: bool) -> str:
     else:
         title = "Not every entry is published yet" if t.waiting else "Not every change is published yet"
         changed = f" ({as_last_signed(t.changed)})" if t.changed else ""
-        rest = (f"; the other {t.waiting} {await_} sign-off by their author and a reviewer and are left out of this "
-                "site." if t.waiting else ".")
+        rest = (f"; the other {t.waiting} {await_} sign-off by their author and a reviewer and "
+                f"{'is' if t.waiting == 1 else 'are'} left out of this site." if t.waiting else ".")
         text = f"{t.published} of {_entries(t.total)} are published{changed}{rest} {WHEN_PUBLISHED}"
     return _notice(title, text)
 

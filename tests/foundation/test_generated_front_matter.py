@@ -27,7 +27,7 @@ def test_front_matter_is_not_shown_on_the_a_to_z_and_letter_pages(tmp_path: Path
     generated = ["terms/index.html", "terms/letters/b/index.html", "terms/letters/t/index.html"]
     texts = {uri: article_text((site / uri).read_text(encoding="utf-8")) for uri in generated}
     assert texts["terms/index.html"].startswith(
-        " Glossary The terms A to Z: each letter's page lists its terms with their one-line definitions.")
+        " Glossary The terms A to Z; each letter's page lists its terms with their one-line definitions.")
     assert texts["terms/letters/t/index.html"].startswith(" Terms: T Part of the A–Z glossary")
     assert "tiling : Tiling stages a piece of an array in shared memory." in texts["terms/letters/t/index.html"]
     for uri, text in texts.items():

@@ -26,9 +26,9 @@ def test_nothing_published() -> None:
 
 def test_partly_published_and_preview_and_all_published() -> None:
     assert ("<p>3 of 17 entries are published; the other 14 await sign-off by their author and a reviewer and "
-            f"are not shown yet. {WHEN}</p>") in home_notice(Tally(3, 17), preview=False)
+            f"are left out of this site. {WHEN}</p>") in home_notice(Tally(3, 17), preview=False)
     assert ("<p>16 of 17 entries are published; the other 1 awaits sign-off by their author and a reviewer and "
-            f"is not shown yet. {WHEN}</p>") in home_notice(Tally(16, 17), preview=False)
+            f"is left out of this site. {WHEN}</p>") in home_notice(Tally(16, 17), preview=False)
     assert ("<p>This preview shows all 17 entries. 1 of them awaits sign-off by their author and a reviewer: each "
             "carries a banner, and the published site (<code>make site</code>) leaves it out.</p>"
             ) in home_notice(Tally(16, 17), preview=True)

@@ -72,7 +72,8 @@ def test_a_large_letter_lists_its_runs_and_each_run_has_a_page(tmp_path: Path) -
         assert f"terms/letters/s/{k}/" in links(site, f"terms/{term_slug(i)}/", primary_nav(html))
     assert listed == [term_slug(i) for _, i in s_terms]
     az = (site / "terms/index.html").read_text(encoding="utf-8").split("<article", 1)[1]
-    assert f'<a href="letters/s/">S</a>: {len(s_terms)} terms' in az and "t00" not in az
+    assert f'<a href="letters/s/">S</a>, {len(s_terms)} terms' in az
+    assert az.count('href="t0') <= 12 * 26  # the A-Z page names up to 12 terms a letter, not every term
 
 
 def test_every_term_is_within_three_clicks_when_letters_are_split(tmp_path: Path) -> None:
