@@ -238,7 +238,8 @@ def test_search_finds_identifiers_by_their_parts_on_the_real_site(
         open_tab: Any, preview_site: Served, query: str, shown: str) -> None:
     found = _search(open_tab().page, preview_site, query)
     first = preview_site.root / found[0].strip("/") / "index.html"
-    assert shown in first.read_text(encoding="utf-8"), found[:3]
+    # the page that owns the name shows it in some casing (cudaMemcpy, cudaMemcpyAsync for "memcpy")
+    assert shown.lower() in first.read_text(encoding="utf-8").lower(), found[:3]
     if query == "syncthreads":
         assert found[0] == "/terms/barrier/"
 
